@@ -1,0 +1,112 @@
+//! Open-loop packet sources: constant rate and Poisson.
+//!
+//! A source generates packets at its own instants whatever the network does. A packet
+//! generated while the host has no free transmit buffer is lost at the sender and
+//! counted (`send_drops`). A source stops at its stop time or after its packet count.
+
+use rand_distr::{Distribution, Exp1};
+use rand_pcg::Pcg64Mcg;
+
+use crate::time::{Duration, SimTime};
+
+use super::Next;
+
+/// When packets are generated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrivals {
+    /// Every `interval`, starting at the source's start.
+    Constant {
+        /// Time between packets.
+        interval: Duration,
+    },
+    /// Exponential gaps of mean `mean_interval` (a Poisson process), the first one
+    /// after an exponential gap too.
+    Poisson {
+        /// Mean time between packets.
+        mean_interval: Duration,
+    },
+}
+
+/// A constant-rate or Poisson packet source.
+#[derive(Clone, Copy, Debug)]
+pub struct PacketSource {
+    /// The arrival process.
+    pub arrivals: Arrivals,
+    /// No packet at or after this instant.
+    pub stop: Option<SimTime>,
+    /// At most this many packets generated (sent or dropped at the sender).
+    pub count: Option<u64>,
+    generated: u64,
+    next_at: Option<SimTime>,
+}
+
+impl PacketSource {
+    /// A source with the given arrivals and limits.
+    pub fn new(arrivals: Arrivals, stop: Option<SimTime>, count: Option<u64>) -> Self {
+        PacketSource { arrivals, stop, count, generated: 0, next_at: None }
+    }
+
+    fn gap(&self, rng: &mut Pcg64Mcg) -> Duration {
+        match self.arrivals {
+            Arrivals::Constant { interval } => interval,
+            Arrivals::Poisson { mean_interval } => {
+                let x: f64 = Exp1.sample(rng);
+                // Rounded to the picosecond grid; the mean is unaffected to 1 ps.
+                Duration((x * mean_interval.as_ps() as f64).round() as u64)
+            }
+        }
+    }
+
+    fn exhausted(&self, at: SimTime) -> bool {
+        self.count.is_some_and(|c| self.generated >= c) || self.stop.is_some_and(|s| at >= s)
+    }
+
+    pub(super) fn poll(&mut self, now: SimTime, buffer_free: bool, rng: &mut Pcg64Mcg, send_drops: &mut u64) -> Next {
+        let next_at = match self.next_at {
+            Some(t) => t,
+            None => {
+                let first = match self.arrivals {
+                    Arrivals::Constant { .. } => now,
+                    Arrivals::Poisson { .. } => now + self.gap(rng),
+                };
+                *self.next_at.insert(first)
+            }
+        };
+        if self.exhausted(next_at) {
+            return Next::Finished;
+        }
+        if now < next_at {
+            return Next::SleepUntil(next_at);
+        }
+        if buffer_free {
+            return Next::Send;
+        }
+        // Lost at the sender: the host had no buffer when the packet was generated.
+        *send_drops += 1;
+        self.advance(rng);
+        let t = self.next_at.unwrap_or(now);
+        if self.exhausted(t) {
+            Next::Finished
+        } else {
+            Next::SleepUntil(t)
+        }
+    }
+
+    fn advance(&mut self, rng: &mut Pcg64Mcg) {
+        self.generated += 1;
+        let gap = self.gap(rng);
+        if let Some(t) = self.next_at.as_mut() {
+            *t += gap;
+        }
+    }
+
+    pub(super) fn take(&mut self, _now: SimTime, payload: u32, rng: &mut Pcg64Mcg) -> u32 {
+        self.advance(rng);
+        payload
+    }
+
+    /// Packets generated so far.
+    pub fn generated(&self) -> u64 {
+        self.generated
+    }
+}

@@ -1,0 +1,162 @@
+//! A host with finite speed: its network stack takes time per packet and owns a bounded
+//! number of transmit buffers, so a host, not a link, can limit a transfer.
+//!
+//! Transmit path: an application hands a packet to the host only when a transmit buffer
+//! is free; the buffer stays taken while the CPU processes the packet (a fixed time per
+//! packet, one packet at a time) and while the NIC queues and sends it, and is freed
+//! when the frame has left the wire. Receive path: arriving frames wait in a bounded
+//! receive ring (a full ring drops the frame) and are processed one at a time before
+//! delivery to the application. The two paths have their own processors.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::ids::PortId;
+use crate::time::{Duration, SimTime};
+use crate::wire::Packet;
+
+/// How fast a host is and how many buffers it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostConfig {
+    /// CPU time to send one packet.
+    pub tx_processing: Duration,
+    /// CPU time to receive one packet.
+    pub rx_processing: Duration,
+    /// Transmit buffers: packets accepted but not yet off the wire.
+    pub tx_buffers: u32,
+    /// Receive ring slots: frames received but not yet processed.
+    pub rx_buffers: u32,
+}
+
+/// Counters of one host.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HostStats {
+    /// Packets the applications handed to the host.
+    pub tx_packets: u64,
+    /// Frames delivered to applications.
+    pub rx_packets: u64,
+    /// Frames dropped because the receive ring was full.
+    pub rx_drops: u64,
+}
+
+/// A host's state.
+#[derive(Debug)]
+pub struct Host {
+    /// Speed and buffers.
+    pub config: HostConfig,
+    /// The host's network interface.
+    pub port: PortId,
+    tx_in_use: u32,
+    tx_cpu: VecDeque<Packet>,
+    rx_ring: VecDeque<Packet>,
+    stats: HostStats,
+}
+
+/// What the transmit path does with a packet an application handed over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TxStep {
+    /// No processing time: the packet goes to the NIC now.
+    ToNic(Packet),
+    /// The CPU started on a packet; its processing ends at this instant.
+    ProcessUntil(SimTime),
+    /// The CPU is busy; the packet waits its turn.
+    Queued,
+}
+
+/// What the receive path does with an arriving frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RxStep {
+    /// No processing time: deliver to the application now.
+    Deliver(Packet),
+    /// The CPU started on a frame; its processing ends at this instant.
+    ProcessUntil(SimTime),
+    /// The CPU is busy; the frame waits in the ring.
+    Queued,
+    /// The receive ring was full: the frame is lost.
+    Dropped(Packet),
+}
+
+impl Host {
+    /// A host with `config` whose interface is `port`.
+    pub fn new(config: HostConfig, port: PortId) -> Self {
+        Host {
+            config,
+            port,
+            tx_in_use: 0,
+            tx_cpu: VecDeque::with_capacity(config.tx_buffers as usize),
+            rx_ring: VecDeque::with_capacity(config.rx_buffers as usize),
+            stats: HostStats::default(),
+        }
+    }
+
+    /// Whether an application may hand over a packet now.
+    pub fn has_tx_buffer(&self) -> bool {
+        self.tx_in_use < self.config.tx_buffers
+    }
+
+    /// Accepts `pkt` from an application into a transmit buffer and queues it for the
+    /// CPU. The caller checks [`Host::has_tx_buffer`] first.
+    pub fn accept_tx(&mut self, now: SimTime, pkt: Packet) -> TxStep {
+        debug_assert!(self.has_tx_buffer());
+        self.tx_in_use += 1;
+        self.stats.tx_packets += 1;
+        if self.config.tx_processing == Duration::ZERO {
+            return TxStep::ToNic(pkt);
+        }
+        self.tx_cpu.push_back(pkt);
+        if self.tx_cpu.len() == 1 {
+            TxStep::ProcessUntil(now + self.config.tx_processing)
+        } else {
+            TxStep::Queued
+        }
+    }
+
+    /// The CPU finished the head transmit packet: returns it (for the NIC) and the next step.
+    /// When the CPU has another packet, the instant its processing ends is returned too.
+    pub fn finish_tx_processing(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+        // Completion events are scheduled only while the CPU queue is non-empty.
+        let pkt = self.tx_cpu.pop_front().expect("tx processing completion with an empty CPU queue");
+        let next = (!self.tx_cpu.is_empty()).then(|| now + self.config.tx_processing);
+        (pkt, next)
+    }
+
+    /// A frame left the wire: its transmit buffer is free again.
+    pub fn release_tx_buffer(&mut self) {
+        debug_assert!(self.tx_in_use > 0);
+        self.tx_in_use -= 1;
+    }
+
+    /// A frame arrived from the wire (zero processing time delivers it at once).
+    pub fn accept_rx(&mut self, now: SimTime, pkt: Packet) -> RxStep {
+        if self.config.rx_processing == Duration::ZERO {
+            self.stats.rx_packets += 1;
+            return RxStep::Deliver(pkt);
+        }
+        if self.rx_ring.len() >= self.config.rx_buffers as usize {
+            self.stats.rx_drops += 1;
+            return RxStep::Dropped(pkt);
+        }
+        self.rx_ring.push_back(pkt);
+        if self.rx_ring.len() == 1 {
+            RxStep::ProcessUntil(now + self.config.rx_processing)
+        } else {
+            RxStep::Queued
+        }
+    }
+
+    /// The CPU finished the head received frame: returns it (for the application).
+    /// When the ring holds another frame, the instant its processing ends is returned too.
+    pub fn finish_rx_processing(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+        // Completion events are scheduled only while the ring is non-empty.
+        let pkt = self.rx_ring.pop_front().expect("rx processing completion with an empty ring");
+        self.stats.rx_packets += 1;
+        let next = (!self.rx_ring.is_empty()).then(|| now + self.config.rx_processing);
+        (pkt, next)
+    }
+
+    /// The host's counters.
+    pub fn stats(&self) -> &HostStats {
+        &self.stats
+    }
+}

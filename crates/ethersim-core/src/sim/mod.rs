@@ -1,0 +1,62 @@
+//! A built network and how it runs: the event enum, the dispatch of each event to the
+//! models, and the results a run reports.
+//!
+//! Assembly is not execution: the scenario layer validates a description and builds a
+//! [`Network`]; [`Simulation`] runs it. Nothing here reads a file or a clock.
+
+pub mod event;
+pub mod network;
+pub mod results;
+
+pub use event::Event;
+pub use network::{Network, Node};
+pub use results::{FlowResult, HostResult, PortResult, RunSummary};
+
+use crate::engine::{RunLimits, Scheduler, StopReason};
+
+/// A network ready to run, with its limits.
+#[derive(Debug)]
+pub struct Simulation {
+    network: Network,
+    scheduler: Scheduler<Event>,
+    limits: RunLimits,
+    stop: Option<StopReason>,
+}
+
+impl Simulation {
+    /// Prepares `network` to run within `limits`: schedules each application's start.
+    pub fn new(mut network: Network, limits: RunLimits) -> Self {
+        let mut scheduler = Scheduler::default();
+        network.schedule_starts(&mut scheduler);
+        Simulation { network, scheduler, limits, stop: None }
+    }
+
+    /// Runs to the end (a limit, or the scenario's work done).
+    pub fn run(&mut self) -> StopReason {
+        let reason = self.scheduler.run(&mut self.network, self.limits);
+        self.stop = Some(reason);
+        reason
+    }
+
+    /// The network, for inspection.
+    pub fn network(&self) -> &Network {
+        &self.network
+    }
+
+    /// The clock and event counts.
+    pub fn scheduler(&self) -> &Scheduler<Event> {
+        &self.scheduler
+    }
+
+    /// The results so far, as a run reports them.
+    pub fn summary(&self, scenario: &str, seed: u64) -> RunSummary {
+        results::summarize(
+            &self.network,
+            scenario,
+            seed,
+            self.stop,
+            self.scheduler.now(),
+            self.scheduler.events_executed(),
+        )
+    }
+}

@@ -1,0 +1,9 @@
+//! Statistics that cost O(1) memory however many packets a run simulates.
+
+pub mod delay;
+pub mod moments;
+pub mod time_weighted;
+
+pub use delay::{DelayStats, DelaySummary};
+pub use moments::Moments;
+pub use time_weighted::TimeWeighted;

@@ -1,0 +1,5 @@
+//! Transport protocols. UDP for now; TCP NewReno joins here.
+
+pub mod udp;
+
+pub use udp::UdpReceiver;

@@ -1,0 +1,80 @@
+"""``ethersim bench``: whole-process figures for fixed scenarios.
+
+Each bench scenario runs in a fresh Python process so that its peak resident memory
+is its own. Figures: events executed, events per second, simulated packets (frames
+handed to hosts) per second, wall time of the simulation, and the process's peak RSS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from importlib import resources
+from typing import Any, Optional
+
+from ethersim.errors import ScenarioError
+
+__all__ = ["bench_scenarios", "measure_one", "run_all"]
+
+
+def bench_scenarios() -> dict[str, str]:
+    """The packaged bench scenarios: name → TOML text."""
+    folder = resources.files("ethersim") / "bench_scenarios"
+    return {
+        entry.name.removesuffix(".toml"): entry.read_text(encoding="utf-8")
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".toml")
+    }
+
+
+def measure_one(text: str) -> dict[str, Any]:
+    """Runs one scenario in this process and returns its figures (no memory figure)."""
+    from ethersim.api import run_text
+
+    result = run_text(text)
+    s = result.summary
+    packets = sum(h["tx_packets"] for h in s["hosts"])
+    return {
+        "events": s["events"],
+        "sim_time_s": s["sim_time_s"],
+        "packets": packets,
+        "wall_time_s": result.wall_time_s,
+        "events_per_s": result.events_per_s,
+        "packets_per_s": packets / result.wall_time_s if result.wall_time_s > 0 else 0.0,
+    }
+
+
+def _run_child(name: str) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "ethersim.benchmark", name]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"bench scenario {name} failed with status {proc.returncode}")
+    figures: dict[str, Any] = json.loads(out)
+    # ru_maxrss is in KiB on Linux.
+    figures["peak_rss_mib"] = round(usage.ru_maxrss / 1024, 1)
+    return {"scenario": name, **figures}
+
+
+def run_all(names: Optional[list[str]] = None) -> dict[str, Any]:
+    """Runs the named bench scenarios (all by default), each in its own process."""
+    available = bench_scenarios()
+    chosen = names or list(available)
+    unknown = [n for n in chosen if n not in available]
+    if unknown:
+        raise ScenarioError(
+            f"no bench scenario {unknown[0]!r}; available: {', '.join(available)}", "--scenario"
+        )
+    return {
+        "machine": {"cpus": os.cpu_count(), "platform": sys.platform},
+        "results": [_run_child(n) for n in chosen],
+    }
+
+
+if __name__ == "__main__":
+    sys.stdout.write(json.dumps(measure_one(bench_scenarios()[sys.argv[1]])))

@@ -1,0 +1,174 @@
+"""The ``ethersim`` command line.
+
+Exit status: 0 success; 2 bad input (a malformed scenario, an unknown option); 3 a bug
+in ethersim (an internal error); 1 any other ethersim error. Mapped in one place:
+:func:`_exit_status`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ethersim import api, benchmark
+from ethersim.errors import EthersimError, InternalError, ScenarioError
+from ethersim.results import Result
+
+app = typer.Typer(
+    name="ethersim",
+    help="Fast, deterministic packet-level simulator for Ethernet performance and energy.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+# Piped output is not wrapped at rich's 80-column default: tables stay one row per item.
+out_console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+def _exit_status(error: EthersimError) -> int:
+    if isinstance(error, ScenarioError):
+        return 2
+    if isinstance(error, InternalError):
+        return 3
+    return 1
+
+
+def _fail(error: EthersimError) -> typer.Exit:
+    kind = "error" if not isinstance(error, InternalError) else "internal error"
+    err_console.print(f"[bold red]{kind}:[/] {error}", highlight=False, markup=True, soft_wrap=True)
+    return typer.Exit(_exit_status(error))
+
+
+SetOption = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--set",
+        help="Override a scenario value: --set 'links[0].rate=10 Gb/s' (repeatable).",
+    ),
+]
+
+
+def _fmt_time(seconds: Optional[float]) -> str:
+    if seconds is None:
+        return "-"
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.4g} {unit}"
+    return f"{seconds * 1e12:.4g} ps"
+
+
+def _fmt_rate(bps: float) -> str:
+    for scale, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if bps >= scale:
+            return f"{bps / scale:.4g} {unit}"
+    return f"{bps:.4g} b/s"
+
+
+def _print_summary(result: Result) -> None:
+    s = result.summary
+    out_console.print(
+        f"[bold]{s['scenario']}[/]  seed {s['seed']}  stopped: {s['stop_reason']}  "
+        f"simulated {_fmt_time(s['sim_time_s'])}  events {s['events']:,}  "
+        f"wall {result.wall_time_s:.3f} s  ({result.events_per_s / 1e6:.1f} M events/s)",
+        highlight=False,
+    )
+    flows = Table(title="flows", title_justify="left")
+    for col in ("flow", "from → to", "sent", "received", "lost", "completion", "goodput",
+                "delay mean", "p99"):
+        flows.add_column(col, justify="right" if col not in ("flow", "from → to") else "left")
+    for f in s["flows"]:
+        flows.add_row(
+            f["name"], f"{f['from']} → {f['to']}", f"{f['packets_sent']:,}",
+            f"{f['packets_received']:,}", f"{f['lost']:,} ({100 * f['loss_fraction']:.3g}%)",
+            _fmt_time(f["completion_time_s"]), _fmt_rate(f["goodput_bps"]),
+            _fmt_time(f["delay"]["mean_s"]), _fmt_time(f["delay"]["p99_s"]),
+        )
+    out_console.print(flows)
+    ports = Table(title="ports", title_justify="left")
+    for col in ("port", "frames", "drops", "max queue", "mean queue", "utilization"):
+        ports.add_column(col, justify="left" if col == "port" else "right")
+    for p in s["ports"]:
+        if p["frames_sent"] == 0 and p["drops"] == 0:
+            continue
+        ports.add_row(
+            f"{p['node']} → {p['peer']}", f"{p['frames_sent']:,}", f"{p['drops']:,}",
+            f"{p['max_queue_bytes']:,} B", f"{p['mean_queue_bytes']:,.0f} B",
+            f"{100 * p['utilization']:.1f}%",
+        )
+    out_console.print(ports)
+
+
+@app.command()
+def run(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    out: Annotated[
+        Optional[Path], typer.Option("--out", help="Write summary.json and Parquet tables here.")
+    ] = None,
+    set_: SetOption = None,
+    seed: Annotated[Optional[int], typer.Option("--seed", help="Replace the scenario's seed.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+) -> None:
+    """Run a scenario and print its results."""
+    try:
+        result = api.run(scenario, overrides=set_ or [], seed=seed)
+        if out is not None:
+            result.write(out)
+    except EthersimError as e:
+        raise _fail(e) from None
+    if not quiet:
+        _print_summary(result)
+        if out is not None:
+            out_console.print(f"results written to {out}/", highlight=False)
+
+
+@app.command()
+def validate(
+    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    set_: SetOption = None,
+) -> None:
+    """Check a scenario without running it."""
+    try:
+        checked = api.validate(scenario, overrides=set_ or [])
+    except EthersimError as e:
+        raise _fail(e) from None
+    out_console.print(
+        f"{scenario}: ok ({len(checked['hosts'])} hosts, {len(checked['switches'])} switches, "
+        f"{len(checked['links'])} links, {len(checked['apps'])} apps)",
+        highlight=False,
+    )
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files."""
+    sys.stdout.write(json.dumps(api.schema(), indent=2) + "\n")
+
+
+@app.command()
+def bench(
+    name: Annotated[
+        Optional[list[str]], typer.Option("--scenario", help="Run only this bench scenario.")
+    ] = None,
+) -> None:
+    """Run the fixed bench scenarios, one process each, and print their figures as JSON."""
+    try:
+        figures = benchmark.run_all(name or None)
+    except EthersimError as e:
+        raise _fail(e) from None
+    sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+
+
+def main() -> None:
+    """Entry point of the ``ethersim`` command."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

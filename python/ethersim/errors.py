@@ -1,0 +1,31 @@
+"""The exceptions ethersim raises: one base class, one subclass per kind of failure.
+
+The Rust extension instantiates these classes (see ``crates/ethersim-py/src/errors.rs``);
+the CLI maps each to an exit status in one place (``cli.py``).
+"""
+
+from __future__ import annotations
+
+__all__ = ["EthersimError", "InternalError", "ScenarioError"]
+
+
+class EthersimError(Exception):
+    """Base class of every error ethersim raises on purpose."""
+
+
+class ScenarioError(EthersimError, ValueError):
+    """A scenario is malformed or inconsistent.
+
+    ``path`` is the key path of the offending value (``links[2].rate``), or ``""`` when
+    the problem concerns the file as a whole; ``message`` says what was wrong and what
+    is expected.
+    """
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.message = message
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
+
+
+class InternalError(EthersimError):
+    """A bug in ethersim (a Rust panic caught at the boundary)."""

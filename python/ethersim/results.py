@@ -1,0 +1,79 @@
+"""Results of a run: the summary as plain data, and tables as pandas DataFrames."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["Result"]
+
+#: Tables written beside ``summary.json``, by the summary key they come from.
+TABLES = ("flows", "ports", "hosts")
+
+
+class Result:
+    """The outcome of one run.
+
+    ``summary`` holds everything the simulation determined and is byte-identical for the
+    same scenario and seed; ``wall_time_s`` and ``events_per_s`` are what the run cost.
+    """
+
+    def __init__(self, report: dict[str, Any]) -> None:
+        self.summary: dict[str, Any] = report["summary"]
+        self.wall_time_s: float = report["wall_time_s"]
+        self.events_per_s: float = report["events_per_s"]
+
+    def _table(self, key: str) -> pd.DataFrame:
+        # Nested records ({"delay": {"mean_s": ...}}) become flat columns ("delay_mean_s").
+        return pd.json_normalize(self.summary[key], sep="_")
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow: bytes, losses, completion time, goodput, delay statistics."""
+        return self._table("flows")
+
+    @cached_property
+    def ports(self) -> pd.DataFrame:
+        """One row per port (link direction): frames, drops, queue statistics, utilization."""
+        return self._table("ports")
+
+    @cached_property
+    def hosts(self) -> pd.DataFrame:
+        """One row per host: packets sent and received, receive-ring drops."""
+        return self._table("hosts")
+
+    def summary_json(self) -> str:
+        """The summary as canonical JSON text (sorted keys, fixed indentation)."""
+        return json.dumps(self.summary, indent=2, sort_keys=True) + "\n"
+
+    def write(self, out_dir: str | Path) -> Path:
+        """Writes ``summary.json``, ``run.json`` (wall-clock cost) and one Parquet file
+        per table into ``out_dir``.
+
+        The directory appears complete or not at all: files are written into a
+        temporary sibling directory that is renamed into place at the end. An existing
+        ``out_dir`` is replaced.
+        """
+        out = Path(out_dir)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        try:
+            (tmp / "summary.json").write_text(self.summary_json(), encoding="utf-8")
+            run_info = {"wall_time_s": self.wall_time_s, "events_per_s": self.events_per_s}
+            (tmp / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
+            for key in TABLES:
+                self._table(key).to_parquet(tmp / f"{key}.parquet", index=False)
+            if out.exists():
+                shutil.rmtree(out)
+            os.replace(tmp, out)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return out

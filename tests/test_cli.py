@@ -1,0 +1,55 @@
+"""The ethersim command: run, validate, schema, and how it reports bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "udp-file.toml"
+SMALL = ["--set", "apps[0].size=5 MB"]
+
+
+def ethersim(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ethersim.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_run_prints_a_summary_and_writes_tables(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    p = ethersim("run", str(EXAMPLE), *SMALL, "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "file" in p.stdout and "server → client" in p.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    flow = summary["flows"][0]
+    assert flow["bytes_received"] == 5_000_000
+    assert flow["lost"] == 0
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert flows.loc[0, "bytes_received"] == 5_000_000
+    assert "delay_p99_s" in flows.columns
+    assert set(pd.read_parquet(out / "ports.parquet")["node"]) == {"server", "switch", "client"}
+
+
+def test_same_seed_gives_byte_identical_summary(tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        p = ethersim("run", str(EXAMPLE), *SMALL, "--out", str(out), "-q")
+        assert p.returncode == 0, p.stderr
+    assert (a / "summary.json").read_bytes() == (b / "summary.json").read_bytes()
+
+
+def test_validate_and_schema() -> None:
+    p = ethersim("validate", str(EXAMPLE))
+    assert p.returncode == 0 and "ok" in p.stdout, p.stderr
+    schema = json.loads(ethersim("schema").stdout)
+    assert schema["title"] == "Scenario"
+    assert schema["additionalProperties"] is False
