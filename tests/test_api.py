@@ -1,0 +1,68 @@
+"""The Python API: results as DataFrames, overrides, errors as exceptions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import ethersim
+from ethersim import _core
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "udp-file.toml"
+
+
+def test_run_returns_tables_as_dataframes() -> None:
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "2 MB"})
+    assert isinstance(r.flows, pd.DataFrame) and isinstance(r.ports, pd.DataFrame)
+    flow = r.flows.iloc[0]
+    # 2 MB in 1472-byte datagrams: 1358 full ones and one of 1024 bytes.
+    assert flow["packets_sent"] == 1359 and flow["bytes_received"] == 2_000_000
+    assert r.summary["stop_reason"] == "work_done"
+    assert r.wall_time_s > 0 and r.summary["events"] > 0
+
+
+def test_goodput_of_a_link_limited_transfer_matches_the_wire_share() -> None:
+    # Fast hosts: the transfer runs at the link rate, so goodput is the payload's share
+    # of the line time per frame, 1472 / (1518 + 20), to within the pipeline fill time.
+    r = ethersim.run(
+        EXAMPLE,
+        overrides={"apps[0].size": "14720000 B", "hosts[0].tx_processing": "0 s",
+                   "hosts[1].rx_processing": "0 s"},
+    )
+    expected = 1e9 * 1472 / 1538
+    assert r.flows.loc[0, "goodput_bps"] == pytest.approx(expected, rel=1e-3)
+
+
+def test_overrides_accept_path_value_strings_and_seed() -> None:
+    a = ethersim.run(EXAMPLE, overrides=["apps[0].size=1 MB"], seed=5)
+    assert a.summary["seed"] == 5 and a.flows.loc[0, "bytes_received"] == 1_000_000
+
+
+def test_scenario_error_is_a_value_error_with_a_path() -> None:
+    with pytest.raises(ethersim.ScenarioError) as info:
+        ethersim.run(EXAMPLE, overrides={"links[0].rate": "0 b/s"})
+    assert isinstance(info.value, ValueError)
+    assert info.value.path == "links[0].rate"
+    assert "greater than 0" in info.value.message
+
+
+def test_a_rust_panic_becomes_an_internal_error() -> None:
+    with pytest.raises(ethersim.InternalError, match="this is a bug in ethersim"):
+        _core._trigger_panic()
+
+
+def test_validate_fills_in_defaults() -> None:
+    checked = ethersim.validate(EXAMPLE)
+    assert checked["links"][0]["mtu"] == "1500 B"
+    assert checked["hosts"][1]["tx_buffers"] == 256
+
+
+def test_write_is_all_or_nothing(tmp_path: Path) -> None:
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
+    out = r.write(tmp_path / "res")
+    assert sorted(p.name for p in out.iterdir()) == [
+        "flows.parquet", "hosts.parquet", "ports.parquet", "run.json", "summary.json"]
+    assert [p.name for p in tmp_path.iterdir()] == ["res"]
