@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import ethersim
 import pandas as pd
 import pytest
-
-import ethersim
 from ethersim import _core
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,8 +28,11 @@ def test_goodput_of_a_link_limited_transfer_matches_the_wire_share() -> None:
     # of the line time per frame, 1472 / (1518 + 20), to within the pipeline fill time.
     r = ethersim.run(
         EXAMPLE,
-        overrides={"apps[0].size": "14720000 B", "hosts[0].tx_processing": "0 s",
-                   "hosts[1].rx_processing": "0 s"},
+        overrides={
+            "apps[0].size": "14720000 B",
+            "hosts[0].tx_processing": "0 s",
+            "hosts[1].rx_processing": "0 s",
+        },
     )
     expected = 1e9 * 1472 / 1538
     assert r.flows.loc[0, "goodput_bps"] == pytest.approx(expected, rel=1e-3)
@@ -64,5 +66,10 @@ def test_write_is_all_or_nothing(tmp_path: Path) -> None:
     r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
     out = r.write(tmp_path / "res")
     assert sorted(p.name for p in out.iterdir()) == [
-        "flows.parquet", "hosts.parquet", "ports.parquet", "run.json", "summary.json"]
+        "flows.parquet",
+        "hosts.parquet",
+        "ports.parquet",
+        "run.json",
+        "summary.json",
+    ]
     assert [p.name for p in tmp_path.iterdir()] == ["res"]

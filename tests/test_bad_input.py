@@ -17,8 +17,16 @@ def run_cli(tmp_path: Path, text: str, *extra: str) -> subprocess.CompletedProce
     scenario = tmp_path / "scenario.toml"
     scenario.write_text(text)
     return subprocess.run(
-        [sys.executable, "-m", "ethersim.cli", "run", str(scenario), "--out", str(tmp_path / "out"),
-         *extra],
+        [
+            sys.executable,
+            "-m",
+            "ethersim.cli",
+            "run",
+            str(scenario),
+            "--out",
+            str(tmp_path / "out"),
+            *extra,
+        ],
         capture_output=True,
         text=True,
         check=False,
@@ -27,50 +35,119 @@ def run_cli(tmp_path: Path, text: str, *extra: str) -> subprocess.CompletedProce
 
 # (case id, scenario text, extra CLI args, fragments the message must contain)
 CASES = [
-    ("unknown key", GOOD.replace('name = "switch"', 'name = "switch"\ncolour = "red"'), [],
-     ["switches[0].colour", "unknown field `colour`", "expected `name` or `port_buffer`"]),
-    ("wrong unit", GOOD.replace('rate = "1 Gb/s"', 'rate = "1 GB"', 1), [],
-     ["links[0].rate", 'unknown rate unit "GB"', "Gb/s"]),
-    ("missing unit", GOOD.replace('size = "500 MB"', 'size = "500"'), [],
-     ["apps[0].size", "has no unit"]),
-    ("zero rate", GOOD.replace('rate = "1 Gb/s"', 'rate = "0 Gb/s"', 1), [],
-     ["links[0].rate", "must be greater than 0"]),
-    ("negative rate", GOOD.replace('rate = "1 Gb/s"', 'rate = "-1 Gb/s"', 1), [],
-     ["links[0].rate", "negative"]),
-    ("number instead of string", GOOD.replace('rate = "1 Gb/s"', "rate = 1000", 1), [],
-     ["links[0].rate", "a string with a unit"]),
-    ("link to a missing node", GOOD.replace('between = ["switch", "client"]',
-                                            'between = ["switch", "cleint"]'), [],
-     ["links[1].between[1]", 'no node named "cleint"', "known nodes: client, server, switch"]),
-    ("buffer smaller than a frame", GOOD.replace('bytes = "1 MiB"', 'bytes = "1000 B"'), [],
-     ["switches[0].port_buffer.bytes", "smaller than one maximum frame (1518 B)"]),
-    ("off-grid time", GOOD.replace('delay = "500 ns"', 'delay = "0.5 ps"', 1), [],
-     ["links[0].delay", "whole number of picoseconds"]),
-    ("duplicate name", GOOD.replace('name = "client"', 'name = "server"'), [],
-     ["hosts[1].name", 'node name "server" is used twice']),
-    ("unknown app kind", GOOD.replace('kind = "udp_file"', 'kind = "tcp_file"'), [],
-     ["apps[0].kind", 'unknown application kind "tcp_file"', "udp_file"]),
-    ("unknown app field", GOOD.replace('size = "500 MB"', 'size = "500 MB"\nsise = "1 MB"'), [],
-     ["apps[0]", "unknown field `sise`"]),
-    ("payload too large", GOOD.replace('size = "500 MB"', 'size = "500 MB"\npayload = "1500 B"'),
-     [], ["apps[0].payload", "1472 B"]),
-    ("endless source", GOOD.replace('kind = "udp_file"', 'kind = "poisson"\nrate = "1 Mb/s"')
-     .replace('size = "500 MB"', ""), [], ["apps[0]", "never stops"]),
+    (
+        "unknown key",
+        GOOD.replace('name = "switch"', 'name = "switch"\ncolour = "red"'),
+        [],
+        ["switches[0].colour", "unknown field `colour`", "expected `name` or `port_buffer`"],
+    ),
+    (
+        "wrong unit",
+        GOOD.replace('rate = "1 Gb/s"', 'rate = "1 GB"', 1),
+        [],
+        ["links[0].rate", 'unknown rate unit "GB"', "Gb/s"],
+    ),
+    (
+        "missing unit",
+        GOOD.replace('size = "500 MB"', 'size = "500"'),
+        [],
+        ["apps[0].size", "has no unit"],
+    ),
+    (
+        "zero rate",
+        GOOD.replace('rate = "1 Gb/s"', 'rate = "0 Gb/s"', 1),
+        [],
+        ["links[0].rate", "must be greater than 0"],
+    ),
+    (
+        "negative rate",
+        GOOD.replace('rate = "1 Gb/s"', 'rate = "-1 Gb/s"', 1),
+        [],
+        ["links[0].rate", "negative"],
+    ),
+    (
+        "number instead of string",
+        GOOD.replace('rate = "1 Gb/s"', "rate = 1000", 1),
+        [],
+        ["links[0].rate", "a string with a unit"],
+    ),
+    (
+        "link to a missing node",
+        GOOD.replace('between = ["switch", "client"]', 'between = ["switch", "cleint"]'),
+        [],
+        ["links[1].between[1]", 'no node named "cleint"', "known nodes: client, server, switch"],
+    ),
+    (
+        "buffer smaller than a frame",
+        GOOD.replace('bytes = "1 MiB"', 'bytes = "1000 B"'),
+        [],
+        ["switches[0].port_buffer.bytes", "smaller than one maximum frame (1518 B)"],
+    ),
+    (
+        "off-grid time",
+        GOOD.replace('delay = "500 ns"', 'delay = "0.5 ps"', 1),
+        [],
+        ["links[0].delay", "whole number of picoseconds"],
+    ),
+    (
+        "duplicate name",
+        GOOD.replace('name = "client"', 'name = "server"'),
+        [],
+        ["hosts[1].name", 'node name "server" is used twice'],
+    ),
+    (
+        "unknown app kind",
+        GOOD.replace('kind = "udp_file"', 'kind = "tcp_file"'),
+        [],
+        ["apps[0].kind", 'unknown application kind "tcp_file"', "udp_file"],
+    ),
+    (
+        "unknown app field",
+        GOOD.replace('size = "500 MB"', 'size = "500 MB"\nsise = "1 MB"'),
+        [],
+        ["apps[0]", "unknown field `sise`"],
+    ),
+    (
+        "payload too large",
+        GOOD.replace('size = "500 MB"', 'size = "500 MB"\npayload = "1500 B"'),
+        [],
+        ["apps[0].payload", "1472 B"],
+    ),
+    (
+        "endless source",
+        GOOD.replace('kind = "udp_file"', 'kind = "poisson"\nrate = "1 Mb/s"').replace(
+            'size = "500 MB"', ""
+        ),
+        [],
+        ["apps[0]", "never stops"],
+    ),
     ("not TOML", "[[hosts]\nname = ", [], ["not valid TOML", "line 1"]),
-    ("bad --set path", GOOD, ["--set", "links[9].rate=1 Gb/s"],
-     ["links[9].rate", "has 2 entries"]),
-    ("bad --set value", GOOD, ["--set", "links[0].rate=fast"],
-     ["links[0].rate", "does not start with a number"]),
+    ("bad --set path", GOOD, ["--set", "links[9].rate=1 Gb/s"], ["links[9].rate", "has 2 entries"]),
+    (
+        "bad --set value",
+        GOOD,
+        ["--set", "links[0].rate=fast"],
+        ["links[0].rate", "does not start with a number"],
+    ),
     ("--set without =", GOOD, ["--set", "seed"], ["--set", "path=value"]),
-    ("host with two links", GOOD + '\n[[links]]\nbetween = ["server", "client"]\nrate = "1 Gb/s"\n',
-     [], ["hosts[0]", "has 2 links"]),
-    ("app to a switch", GOOD.replace('to = "client"', 'to = "switch"'), [],
-     ["apps[0].to", '"switch" is a switch; expected a host']),
+    (
+        "host with two links",
+        GOOD + '\n[[links]]\nbetween = ["server", "client"]\nrate = "1 Gb/s"\n',
+        [],
+        ["hosts[0]", "has 2 links"],
+    ),
+    (
+        "app to a switch",
+        GOOD.replace('to = "client"', 'to = "switch"'),
+        [],
+        ["apps[0].to", '"switch" is a switch; expected a host'],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("text", "extra", "fragments"), [c[1:] for c in CASES],
-                         ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("text", "extra", "fragments"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_bad_scenario_is_reported_clearly(
     tmp_path: Path, text: str, extra: list[str], fragments: list[str]
 ) -> None:
@@ -85,13 +162,21 @@ def test_bad_scenario_is_reported_clearly(
 
 
 def test_missing_file_is_exit_2(tmp_path: Path) -> None:
-    p = subprocess.run([sys.executable, "-m", "ethersim.cli", "run", str(tmp_path / "nope.toml")],
-                       capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "ethersim.cli", "run", str(tmp_path / "nope.toml")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert p.returncode == 2
     assert "no scenario file" in p.stderr and "Traceback" not in p.stderr
 
 
 def test_unknown_option_is_exit_2() -> None:
-    p = subprocess.run([sys.executable, "-m", "ethersim.cli", "run", "--colour"],
-                       capture_output=True, text=True, check=False)
+    p = subprocess.run(
+        [sys.executable, "-m", "ethersim.cli", "run", "--colour"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert p.returncode == 2

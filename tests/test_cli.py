@@ -53,3 +53,12 @@ def test_validate_and_schema() -> None:
     schema = json.loads(ethersim("schema").stdout)
     assert schema["title"] == "Scenario"
     assert schema["additionalProperties"] is False
+
+
+def test_scenario_reference_is_generated_from_the_schema() -> None:
+    from ethersim import schema, schema_doc
+
+    committed = (ROOT / "docs" / "scenarios.md").read_text(encoding="utf-8")
+    assert committed == schema_doc.render(schema()), (
+        "docs/scenarios.md is stale: run `ethersim schema --markdown > docs/scenarios.md`"
+    )

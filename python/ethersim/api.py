@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 from ethersim import _core
 from ethersim.errors import ScenarioError
@@ -16,7 +16,7 @@ __all__ = ["Overrides", "load_text", "run", "run_text", "schema", "validate"]
 #: ``--set`` style overrides: a mapping ``{"links[0].rate": "10 Gb/s"}`` or an iterable
 #: of ``"path=value"`` strings / ``(path, value)`` pairs. Values are read as TOML when
 #: they are TOML (``3``, ``true``) and as plain strings otherwise (``10 Gb/s``).
-Overrides = Union[Mapping[str, Any], Iterable[Union[str, tuple[str, Any]]]]
+Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]]
 
 
 def _pairs(overrides: Overrides | None) -> list[tuple[str, str]]:
@@ -64,7 +64,9 @@ def run_text(text: str, *, overrides: Overrides | None = None, seed: int | None 
     return Result(report)
 
 
-def run(scenario: str | Path, *, overrides: Overrides | None = None, seed: int | None = None) -> Result:
+def run(
+    scenario: str | Path, *, overrides: Overrides | None = None, seed: int | None = None
+) -> Result:
     """Runs the scenario file ``scenario`` and returns its results.
 
     ``overrides`` replace scenario values by key path (``{"apps[0].size": "5 GB"}``);

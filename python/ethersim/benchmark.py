@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 from importlib import resources
-from typing import Any, Optional
+from typing import Any
 
 from ethersim.errors import ScenarioError
 
@@ -61,7 +61,7 @@ def _run_child(name: str) -> dict[str, Any]:
     return {"scenario": name, **figures}
 
 
-def run_all(names: Optional[list[str]] = None) -> dict[str, Any]:
+def run_all(names: list[str] | None = None) -> dict[str, Any]:
     """Runs the named bench scenarios (all by default), each in its own process."""
     available = bench_scenarios()
     chosen = names or list(available)

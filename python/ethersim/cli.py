@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ethersim import api, benchmark
+from ethersim import api, benchmark, schema_doc
 from ethersim.errors import EthersimError, InternalError, ScenarioError
 from ethersim.results import Result
 
@@ -47,7 +47,7 @@ def _fail(error: EthersimError) -> typer.Exit:
 
 
 SetOption = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option(
         "--set",
         help="Override a scenario value: --set 'links[0].rate=10 Gb/s' (repeatable).",
@@ -55,7 +55,7 @@ SetOption = Annotated[
 ]
 
 
-def _fmt_time(seconds: Optional[float]) -> str:
+def _fmt_time(seconds: float | None) -> str:
     if seconds is None:
         return "-"
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
@@ -80,15 +80,29 @@ def _print_summary(result: Result) -> None:
         highlight=False,
     )
     flows = Table(title="flows", title_justify="left")
-    for col in ("flow", "from → to", "sent", "received", "lost", "completion", "goodput",
-                "delay mean", "p99"):
+    for col in (
+        "flow",
+        "from → to",
+        "sent",
+        "received",
+        "lost",
+        "completion",
+        "goodput",
+        "delay mean",
+        "p99",
+    ):
         flows.add_column(col, justify="right" if col not in ("flow", "from → to") else "left")
     for f in s["flows"]:
         flows.add_row(
-            f["name"], f"{f['from']} → {f['to']}", f"{f['packets_sent']:,}",
-            f"{f['packets_received']:,}", f"{f['lost']:,} ({100 * f['loss_fraction']:.3g}%)",
-            _fmt_time(f["completion_time_s"]), _fmt_rate(f["goodput_bps"]),
-            _fmt_time(f["delay"]["mean_s"]), _fmt_time(f["delay"]["p99_s"]),
+            f["name"],
+            f"{f['from']} → {f['to']}",
+            f"{f['packets_sent']:,}",
+            f"{f['packets_received']:,}",
+            f"{f['lost']:,} ({100 * f['loss_fraction']:.3g}%)",
+            _fmt_time(f["completion_time_s"]),
+            _fmt_rate(f["goodput_bps"]),
+            _fmt_time(f["delay"]["mean_s"]),
+            _fmt_time(f["delay"]["p99_s"]),
         )
     out_console.print(flows)
     ports = Table(title="ports", title_justify="left")
@@ -98,8 +112,11 @@ def _print_summary(result: Result) -> None:
         if p["frames_sent"] == 0 and p["drops"] == 0:
             continue
         ports.add_row(
-            f"{p['node']} → {p['peer']}", f"{p['frames_sent']:,}", f"{p['drops']:,}",
-            f"{p['max_queue_bytes']:,} B", f"{p['mean_queue_bytes']:,.0f} B",
+            f"{p['node']} → {p['peer']}",
+            f"{p['frames_sent']:,}",
+            f"{p['drops']:,}",
+            f"{p['max_queue_bytes']:,} B",
+            f"{p['mean_queue_bytes']:,.0f} B",
             f"{100 * p['utilization']:.1f}%",
         )
     out_console.print(ports)
@@ -109,10 +126,10 @@ def _print_summary(result: Result) -> None:
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
     out: Annotated[
-        Optional[Path], typer.Option("--out", help="Write summary.json and Parquet tables here.")
+        Path | None, typer.Option("--out", help="Write summary.json and Parquet tables here.")
     ] = None,
     set_: SetOption = None,
-    seed: Annotated[Optional[int], typer.Option("--seed", help="Replace the scenario's seed.")] = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Replace the scenario's seed.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
 ) -> None:
     """Run a scenario and print its results."""
@@ -146,15 +163,22 @@ def validate(
 
 
 @app.command()
-def schema() -> None:
-    """Print the JSON Schema of scenario files."""
-    sys.stdout.write(json.dumps(api.schema(), indent=2) + "\n")
+def schema(
+    markdown: Annotated[
+        bool, typer.Option("--markdown", help="Print the scenario reference as Markdown.")
+    ] = False,
+) -> None:
+    """Print the JSON Schema of scenario files (or its Markdown reference)."""
+    if markdown:
+        sys.stdout.write(schema_doc.render(api.schema()))
+    else:
+        sys.stdout.write(json.dumps(api.schema(), indent=2) + "\n")
 
 
 @app.command()
 def bench(
     name: Annotated[
-        Optional[list[str]], typer.Option("--scenario", help="Run only this bench scenario.")
+        list[str] | None, typer.Option("--scenario", help="Run only this bench scenario.")
     ] = None,
 ) -> None:
     """Run the fixed bench scenarios, one process each, and print their figures as JSON."""

@@ -8,9 +8,10 @@ import shutil
 import tempfile
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["Result"]
 
@@ -31,6 +32,9 @@ class Result:
         self.events_per_s: float = report["events_per_s"]
 
     def _table(self, key: str) -> pd.DataFrame:
+        # pandas is imported on first use: a run that only prints needs none of it.
+        import pandas as pd
+
         # Nested records ({"delay": {"mean_s": ...}}) become flat columns ("delay_mean_s").
         return pd.json_normalize(self.summary[key], sep="_")
 

@@ -28,7 +28,11 @@ pub fn validate_text(text: &str, overrides: &[(String, String)]) -> Result<Scena
 }
 
 /// Runs the scenario in `text` with `overrides` applied; `seed` replaces the file's seed.
-pub fn run_text(text: &str, overrides: &[(String, String)], seed: Option<u64>) -> Result<RunReport, CoreError> {
+pub fn run_text(
+    text: &str,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+) -> Result<RunReport, CoreError> {
     let mut s = scenario::load(text, overrides)?;
     if let Some(seed) = seed {
         s.seed = seed;

@@ -188,13 +188,8 @@ impl fmt::Display for Duration {
     /// Prints in the largest unit that keeps the value exact (`"10 ms"`, `"12304 ns"`),
     /// so a printed duration parses back to the same picoseconds.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const UNITS: [(u64, &str); 5] = [
-            (PS_PER_SEC, "s"),
-            (1_000_000_000, "ms"),
-            (1_000_000, "us"),
-            (1_000, "ns"),
-            (1, "ps"),
-        ];
+        const UNITS: [(u64, &str); 5] =
+            [(PS_PER_SEC, "s"), (1_000_000_000, "ms"), (1_000_000, "us"), (1_000, "ns"), (1, "ps")];
         if self.0 == 0 {
             return write!(f, "0 s");
         }
@@ -209,12 +204,8 @@ impl fmt::Display for Duration {
 
 impl fmt::Display for BitRate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const UNITS: [(u64, &str); 4] = [
-            (1_000_000_000_000, "Tb/s"),
-            (1_000_000_000, "Gb/s"),
-            (1_000_000, "Mb/s"),
-            (1_000, "kb/s"),
-        ];
+        const UNITS: [(u64, &str); 4] =
+            [(1_000_000_000_000, "Tb/s"), (1_000_000_000, "Gb/s"), (1_000_000, "Mb/s"), (1_000, "kb/s")];
         for (scale, unit) in UNITS {
             if self.0 >= scale && self.0 % scale == 0 {
                 return write!(f, "{} {unit}", self.0 / scale);
@@ -225,7 +216,24 @@ impl fmt::Display for BitRate {
 }
 
 impl fmt::Display for Bytes {
+    /// Prints in the largest unit that keeps the value exact (`"1 MiB"`, `"500 MB"`,
+    /// `"1500 B"`), so a printed size parses back to the same bytes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [(u64, &str); 8] = [
+            (1 << 40, "TiB"),
+            (1_000_000_000_000, "TB"),
+            (1 << 30, "GiB"),
+            (1_000_000_000, "GB"),
+            (1 << 20, "MiB"),
+            (1_000_000, "MB"),
+            (1 << 10, "KiB"),
+            (1_000, "kB"),
+        ];
+        for (scale, unit) in UNITS {
+            if self.0 >= scale && self.0 % scale == 0 {
+                return write!(f, "{} {unit}", self.0 / scale);
+            }
+        }
         write!(f, "{} B", self.0)
     }
 }
@@ -260,5 +268,8 @@ mod tests {
         assert_eq!(Duration::from_ns(12_304).to_string(), "12304 ns");
         assert_eq!(BitRate::gbps(1).to_string(), "1 Gb/s");
         assert_eq!(BitRate::bps(1500).to_string(), "1500 b/s");
+        assert_eq!(Bytes(1 << 20).to_string(), "1 MiB");
+        assert_eq!(Bytes(500_000_000).to_string(), "500 MB");
+        assert_eq!(Bytes(1500).to_string(), "1500 B");
     }
 }

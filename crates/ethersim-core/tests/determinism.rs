@@ -6,6 +6,7 @@ mod common;
 use ethersim_core::run_text;
 use proptest::prelude::*;
 
+#[allow(clippy::format_push_string)]
 fn fan_in(load_mbps: u64, buffer_frames: u32, duration_ms: u64) -> String {
     let mut s = format!("duration = \"{duration_ms} ms\"\n");
     for i in 0..4 {

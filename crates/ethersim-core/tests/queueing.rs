@@ -8,6 +8,7 @@ use ethersim_core::scenario;
 use ethersim_core::sim::Simulation;
 
 /// Mean waiting time in queue of one replication, in seconds.
+#[allow(clippy::cast_lossless)]
 fn mean_wait(seed: u64, rho: f64) -> f64 {
     let payload = 1472u64; // 1518 B frames
     let service_bytes = 1518 + 20; // line time per frame, incl. preamble and gap
@@ -15,7 +16,8 @@ fn mean_wait(seed: u64, rho: f64) -> f64 {
     let service_s = service_bytes as f64 * 8.0 / link_bps;
     // Payload rate giving utilization rho of the line.
     let rate_bps = (rho / service_s * payload as f64 * 8.0).round() as u64;
-    let app = format!("kind = \"poisson\"\nrate = \"{rate_bps} b/s\"\npayload = \"{payload} B\"\ncount = 20000");
+    let app =
+        format!("kind = \"poisson\"\nrate = \"{rate_bps} b/s\"\npayload = \"{payload} B\"\ncount = 20000");
     let text = two_hosts("1 Gb/s", "0 s", 100_000, &app);
     let mut s = scenario::load(&text, &[]).unwrap();
     s.seed = seed;

@@ -33,10 +33,7 @@ pub fn guard<T>(f: impl FnOnce() -> Result<T, CoreError>) -> Result<T, GlueError
 }
 
 fn instantiate<'py, A: pyo3::call::PyCallArgs<'py>>(py: Python<'py>, class: &str, args: A) -> PyErr {
-    let made = py
-        .import("ethersim.errors")
-        .and_then(|m| m.getattr(class))
-        .and_then(|cls| cls.call1(args));
+    let made = py.import("ethersim.errors").and_then(|m| m.getattr(class)).and_then(|cls| cls.call1(args));
     match made {
         Ok(obj) => PyErr::from_value(obj),
         Err(e) => e,

@@ -1,6 +1,9 @@
 //! PyO3 glue for `ethersim._core`: convert arguments, call ethersim-core, map errors.
 //! No simulation logic lives here.
 
+// PyO3 extracts Python arguments into owned values; taking them by value is its idiom.
+#![allow(clippy::needless_pass_by_value)]
+
 mod errors;
 
 use pyo3::prelude::*;
@@ -13,7 +16,12 @@ use errors::{guard, to_py_err};
 /// scenario's seed. The GIL is released while the simulation runs.
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new(), seed = None))]
-fn run(py: Python<'_>, text: String, overrides: Vec<(String, String)>, seed: Option<u64>) -> PyResult<String> {
+fn run(
+    py: Python<'_>,
+    text: String,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+) -> PyResult<String> {
     let outcome = py.detach(|| {
         guard(|| {
             let report = ethersim_core::run_text(&text, &overrides, seed)?;
@@ -46,8 +54,10 @@ fn schema() -> String {
 /// `ethersim.InternalError` instead of crashing the interpreter.
 #[pyfunction]
 fn _trigger_panic(py: Python<'_>) -> PyResult<()> {
-    guard(|| -> Result<(), ethersim_core::CoreError> { panic!("deliberate panic for the panic-boundary test") })
-        .map_err(|e| to_py_err(py, e))
+    guard(|| -> Result<(), ethersim_core::CoreError> {
+        panic!("deliberate panic for the panic-boundary test")
+    })
+    .map_err(|e| to_py_err(py, e))
 }
 
 /// The ethersim-core version this extension was built from.

@@ -89,7 +89,15 @@ pub struct App {
 
 impl App {
     /// A new application; `rng` is its own named stream.
-    pub fn new(flow: FlowId, src: NodeId, dst: NodeId, payload: u32, start: SimTime, kind: AppKind, rng: Pcg64Mcg) -> Self {
+    pub fn new(
+        flow: FlowId,
+        src: NodeId,
+        dst: NodeId,
+        payload: u32,
+        start: SimTime,
+        kind: AppKind,
+        rng: Pcg64Mcg,
+    ) -> Self {
         App {
             flow,
             src,

@@ -61,16 +61,19 @@ impl PacketSource {
         self.count.is_some_and(|c| self.generated >= c) || self.stop.is_some_and(|s| at >= s)
     }
 
-    pub(super) fn poll(&mut self, now: SimTime, buffer_free: bool, rng: &mut Pcg64Mcg, send_drops: &mut u64) -> Next {
-        let next_at = match self.next_at {
-            Some(t) => t,
-            None => {
-                let first = match self.arrivals {
-                    Arrivals::Constant { .. } => now,
-                    Arrivals::Poisson { .. } => now + self.gap(rng),
-                };
-                *self.next_at.insert(first)
-            }
+    pub(super) fn poll(
+        &mut self,
+        now: SimTime,
+        buffer_free: bool,
+        rng: &mut Pcg64Mcg,
+        send_drops: &mut u64,
+    ) -> Next {
+        let next_at = if let Some(t) = self.next_at {
+            t
+        } else {
+            // A constant-rate source sends at its start; a Poisson one after a first gap.
+            let first = if let Arrivals::Poisson { .. } = self.arrivals { now + self.gap(rng) } else { now };
+            *self.next_at.insert(first)
         };
         if self.exhausted(next_at) {
             return Next::Finished;

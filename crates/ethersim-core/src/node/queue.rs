@@ -2,8 +2,8 @@
 
 use std::collections::VecDeque;
 
-use crate::time::SimTime;
 use crate::stats::TimeWeighted;
+use crate::time::SimTime;
 use crate::wire::Packet;
 
 /// How much a queue may hold; a frame that would exceed either limit is dropped.

@@ -5,6 +5,7 @@ pub mod build;
 pub mod error;
 pub mod overrides;
 pub mod schema;
+pub mod topology;
 pub mod units;
 
 pub use build::{build, Built};
@@ -33,7 +34,9 @@ fn typed<T: DeserializeOwned>(value: Value, prefix: &str) -> Result<T, ScenarioE
 /// Checks each application table on its own first, so that an error inside one names
 /// its full key path (`apps[1].size`) rather than just the entry.
 fn check_apps(doc: &Table) -> Result<(), ScenarioError> {
-    let Some(Value::Array(apps)) = doc.get("apps") else { return Ok(()) };
+    let Some(Value::Array(apps)) = doc.get("apps") else {
+        return Ok(());
+    };
     for (i, app) in apps.iter().enumerate() {
         let path = format!("apps[{i}]");
         let Value::Table(t) = app else {
@@ -57,7 +60,9 @@ fn check_apps(doc: &Table) -> Result<(), ScenarioError> {
             other => {
                 return Err(ScenarioError::at(
                     format!("{path}.kind"),
-                    format!("unknown application kind {other:?}; expected one of: udp_file, constant_rate, poisson"),
+                    format!(
+                    "unknown application kind {other:?}; expected one of: udp_file, constant_rate, poisson"
+                ),
                 ))
             }
         }

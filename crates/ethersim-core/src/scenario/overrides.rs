@@ -18,7 +18,10 @@ enum Segment {
 
 fn parse_path(path: &str) -> Result<Vec<Segment>, ScenarioError> {
     let bad = |why: &str| {
-        ScenarioError::at(path, format!("bad override path: {why}; expected keys and indices like links[0].rate"))
+        ScenarioError::at(
+            path,
+            format!("bad override path: {why}; expected keys and indices like links[0].rate"),
+        )
     };
     let mut out = Vec::new();
     for part in path.split('.') {
@@ -71,7 +74,10 @@ fn set(root: &mut Value, segments: &[Segment], value: Value, path: &str) -> Resu
                 }
                 walked.push_str(k);
                 let Value::Table(t) = node else {
-                    return Err(ScenarioError::at(path, format!("cannot set a key inside {walked}: it is not a table")));
+                    return Err(ScenarioError::at(
+                        path,
+                        format!("cannot set a key inside {walked}: it is not a table"),
+                    ));
                 };
                 if last {
                     t.insert(k.clone(), value);
@@ -80,7 +86,10 @@ fn set(root: &mut Value, segments: &[Segment], value: Value, path: &str) -> Resu
                 let next_is_index = matches!(segments[i + 1], Segment::Index(_));
                 if !t.contains_key(k) {
                     if next_is_index {
-                        return Err(ScenarioError::at(path, format!("{walked} does not exist, so it has no entries to index")));
+                        return Err(ScenarioError::at(
+                            path,
+                            format!("{walked} does not exist, so it has no entries to index"),
+                        ));
                     }
                     t.insert(k.clone(), Value::Table(Table::new()));
                 }
@@ -93,9 +102,12 @@ fn set(root: &mut Value, segments: &[Segment], value: Value, path: &str) -> Resu
                 };
                 let len = a.len();
                 let Some(slot) = a.get_mut(*n) else {
-                    return Err(ScenarioError::at(path, format!("{walked} has {len} entries; index {n} is out of range")));
+                    return Err(ScenarioError::at(
+                        path,
+                        format!("{walked} has {len} entries; index {n} is out of range"),
+                    ));
                 };
-                walked.push_str(&format!("[{n}]"));
+                walked = format!("{walked}[{n}]");
                 if last {
                     *slot = value;
                     return Ok(());

@@ -144,7 +144,7 @@ pub enum AppSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UdpFileSpec {
-    /// Name in reports. Default `app[i]`.
+    /// Name in reports. Default `apps[i]`.
     #[serde(default)]
     pub name: Option<String>,
     /// Sending host.
@@ -168,7 +168,7 @@ pub struct UdpFileSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
-    /// Name in reports. Default `app[i]`.
+    /// Name in reports. Default `apps[i]`.
     #[serde(default)]
     pub name: Option<String>,
     /// Sending host.

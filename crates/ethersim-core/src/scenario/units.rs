@@ -76,9 +76,7 @@ fn split_number(text: &str) -> Result<((u128, i32), &str), UnitError> {
             .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && (c == '-' || c == '+'))))
             .map_or(after.len(), |(i, _)| i);
         if exp_len > 0 && after[..exp_len].chars().any(|c| c.is_ascii_digit()) {
-            exp10 = after[..exp_len]
-                .parse()
-                .map_err(|_| UnitError(format!("bad exponent in {text:?}")))?;
+            exp10 = after[..exp_len].parse().map_err(|_| UnitError(format!("bad exponent in {text:?}")))?;
             num_end = end + 1 + exp_len;
         }
     }
@@ -96,9 +94,7 @@ fn split_number(text: &str) -> Result<((u128, i32), &str), UnitError> {
         return Err(UnitError(format!("{text:?} is not a number followed by a unit")));
     }
     let digits = format!("{int_part}{frac_part}");
-    let mantissa: u128 = digits
-        .parse()
-        .map_err(|_| UnitError(format!("{text:?} is too large")))?;
+    let mantissa: u128 = digits.parse().map_err(|_| UnitError(format!("{text:?} is too large")))?;
     exp10 -= i32::try_from(frac_part.len()).unwrap_or(i32::MAX);
     Ok(((mantissa, exp10), unit))
 }
@@ -268,6 +264,11 @@ mod tests {
         fn printed_rates_parse_back_exactly(bps in 1u64..1_000_000_000_000_000) {
             let r = BitRate(bps);
             prop_assert_eq!(parse_rate(&r.to_string()).unwrap(), r);
+        }
+
+        #[test]
+        fn printed_sizes_parse_back_exactly(n in 0u64..u64::MAX / 2) {
+            prop_assert_eq!(parse_size(&Bytes(n).to_string()).unwrap(), Bytes(n));
         }
 
         #[test]

@@ -42,7 +42,13 @@ pub struct Network {
 
 impl Network {
     /// Assembles a network from validated parts. `apps_on` is derived here.
-    pub fn new(names: Vec<String>, nodes: Vec<Node>, ports: Vec<Port>, apps: Vec<App>, app_names: Vec<String>) -> Self {
+    pub fn new(
+        names: Vec<String>,
+        nodes: Vec<Node>,
+        ports: Vec<Port>,
+        apps: Vec<App>,
+        app_names: Vec<String>,
+    ) -> Self {
         let mut apps_on = vec![Vec::new(); nodes.len()];
         for app in &apps {
             apps_on[app.src.index()].push(app.flow);

@@ -131,7 +131,14 @@ fn kind_name(kind: &AppKind) -> &'static str {
 }
 
 /// Builds the summary of `net` at simulated time `end`.
-pub fn summarize(net: &Network, scenario: &str, seed: u64, stop: Option<StopReason>, end: SimTime, events: u64) -> RunSummary {
+pub fn summarize(
+    net: &Network,
+    scenario: &str,
+    seed: u64,
+    stop: Option<StopReason>,
+    end: SimTime,
+    events: u64,
+) -> RunSummary {
     let mut all_delays = DelayStats::default();
     let flows = net
         .apps
@@ -154,7 +161,11 @@ pub fn summarize(net: &Network, scenario: &str, seed: u64, stop: Option<StopReas
                 bytes_received: app.received.bytes,
                 lost: sent.network_drops,
                 in_flight: sent.in_flight,
-                loss_fraction: if sent.packets == 0 { 0.0 } else { sent.network_drops as f64 / sent.packets as f64 },
+                loss_fraction: if sent.packets == 0 {
+                    0.0
+                } else {
+                    sent.network_drops as f64 / sent.packets as f64
+                },
                 reordered: app.received.reordered,
                 start_s: app.start.as_secs_f64(),
                 completion_time_s: done.map(|t| t.saturating_since(app.start).as_secs_f64()),

@@ -78,7 +78,9 @@ mod tests {
     fn matches_the_two_pass_formulas() {
         let xs = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
         let mut m = Moments::default();
-        xs.iter().for_each(|&x| m.add(x));
+        for &x in &xs {
+            m.add(x);
+        }
         assert!((m.mean() - 5.0).abs() < 1e-12);
         // Sum of squared deviations is 32; sample variance 32/7.
         assert!((m.std_dev() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
@@ -91,7 +93,11 @@ mod tests {
         let (mut all, mut a, mut b) = (Moments::default(), Moments::default(), Moments::default());
         for (i, &x) in xs.iter().enumerate() {
             all.add(x);
-            if i < 37 { a.add(x) } else { b.add(x) }
+            if i < 37 {
+                a.add(x);
+            } else {
+                b.add(x);
+            }
         }
         a.merge(&b);
         assert_eq!(a.count(), all.count());

@@ -1,0 +1,209 @@
+//! The scenario's graph: node names and roles, links per node, and shortest-path routes.
+//!
+//! Routes are shortest paths in hops through switches (hosts do not forward); among equal
+//! next hops the first link in file order wins, so routing is deterministic.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::ids::{NodeId, PortId};
+use crate::wire::ethernet;
+
+use super::error::ScenarioError;
+use super::schema::Scenario;
+
+/// What a node is: an index into `hosts` or `switches`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `hosts[i]`.
+    Host(usize),
+    /// `switches[i]`.
+    Switch(usize),
+}
+
+/// One link as seen from one of its ends.
+#[derive(Clone, Copy, Debug)]
+pub struct Attachment {
+    /// Index into `links`.
+    pub link: usize,
+    /// The node at the other end.
+    pub neighbour: NodeId,
+    /// This end's port: link `i` has port `2i` at `between[0]` and `2i + 1` at `between[1]`.
+    pub port: PortId,
+}
+
+/// Node names, roles and attachments, checked for consistency.
+#[derive(Debug)]
+pub struct Topology {
+    ids: HashMap<String, NodeId>,
+    /// Role of each node, by node id (hosts first, then switches, in file order).
+    pub roles: Vec<Role>,
+    /// Name of each node, by node id.
+    pub names: Vec<String>,
+    /// Links of each node, in file order.
+    pub attachments: Vec<Vec<Attachment>>,
+    /// Hop distances towards each host (`None` for switches, which are never destinations).
+    distances: Vec<Option<Vec<Option<u32>>>>,
+}
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+impl Topology {
+    /// Checks names and links of `s` and computes routes.
+    pub fn new(s: &Scenario) -> Result<Self> {
+        let mut topo = Topology {
+            ids: HashMap::new(),
+            roles: Vec::new(),
+            names: Vec::new(),
+            attachments: Vec::new(),
+            distances: Vec::new(),
+        };
+        let hosts =
+            s.hosts.iter().enumerate().map(|(i, h)| (format!("hosts[{i}].name"), &h.name, Role::Host(i)));
+        let switches = s
+            .switches
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (format!("switches[{i}].name"), &w.name, Role::Switch(i)));
+        for (path, name, role) in hosts.chain(switches) {
+            topo.add_node(&path, name, role)?;
+        }
+        for (i, link) in s.links.iter().enumerate() {
+            topo.add_link(s, i, link)?;
+        }
+        topo.check_hosts_have_one_link()?;
+        topo.distances = (0..topo.names.len())
+            .map(|n| match topo.roles[n] {
+                Role::Host(_) => Some(topo.hops_to(NodeId(n as u32))),
+                Role::Switch(_) => None,
+            })
+            .collect();
+        Ok(topo)
+    }
+
+    fn add_node(&mut self, path: &str, name: &str, role: Role) -> Result<()> {
+        if name.is_empty() {
+            return Err(ScenarioError::at(path, "a node name must not be empty"));
+        }
+        let id = NodeId(self.names.len() as u32);
+        if self.ids.insert(name.to_owned(), id).is_some() {
+            return Err(ScenarioError::at(
+                path,
+                format!("node name {name:?} is used twice; names must be unique"),
+            ));
+        }
+        self.roles.push(role);
+        self.names.push(name.to_owned());
+        self.attachments.push(Vec::new());
+        Ok(())
+    }
+
+    fn add_link(&mut self, s: &Scenario, i: usize, link: &super::schema::LinkSpec) -> Result<()> {
+        let a = self.lookup(&link.between[0], &format!("links[{i}].between[0]"))?;
+        let b = self.lookup(&link.between[1], &format!("links[{i}].between[1]"))?;
+        if a == b {
+            return Err(ScenarioError::at(
+                format!("links[{i}].between"),
+                "a link must join two different nodes",
+            ));
+        }
+        if link.rate.0.as_bps() == 0 {
+            return Err(ScenarioError::at(format!("links[{i}].rate"), "must be greater than 0 b/s"));
+        }
+        let mtu = s.links[i].mtu.0.get();
+        if !(68..=ethernet::MAX_JUMBO_MTU).contains(&mtu) {
+            return Err(ScenarioError::at(
+                format!("links[{i}].mtu"),
+                format!(
+                    "{mtu} B is outside 68 B (the IPv4 minimum) to {} B (jumbo frames)",
+                    ethernet::MAX_JUMBO_MTU
+                ),
+            ));
+        }
+        let port = |end: u32| PortId(2 * i as u32 + end);
+        self.attachments[a.index()].push(Attachment { link: i, neighbour: b, port: port(0) });
+        self.attachments[b.index()].push(Attachment { link: i, neighbour: a, port: port(1) });
+        Ok(())
+    }
+
+    fn check_hosts_have_one_link(&self) -> Result<()> {
+        for (id, role) in self.roles.iter().enumerate() {
+            if let Role::Host(h) = role {
+                let n = self.attachments[id].len();
+                if n != 1 {
+                    return Err(ScenarioError::at(
+                        format!("hosts[{h}]"),
+                        format!(
+                            "host {:?} has {n} links; a host has exactly one network interface (one link)",
+                            self.names[id]
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The node called `name`; the error (at `path`) lists the known names.
+    pub fn lookup(&self, name: &str, path: &str) -> Result<NodeId> {
+        self.ids.get(name).copied().ok_or_else(|| {
+            let mut known: Vec<&str> = self.names.iter().map(String::as_str).collect();
+            known.sort_unstable();
+            ScenarioError::at(path, format!("no node named {name:?}; known nodes: {}", known.join(", ")))
+        })
+    }
+
+    /// The host called `name`; a switch or an unknown name is an error at `path`.
+    pub fn host(&self, name: &str, path: &str) -> Result<NodeId> {
+        let id = self.lookup(name, path)?;
+        match self.roles[id.index()] {
+            Role::Host(_) => Ok(id),
+            Role::Switch(_) => Err(ScenarioError::at(path, format!("{name:?} is a switch; expected a host"))),
+        }
+    }
+
+    /// Host ids, in order.
+    pub fn hosts(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..self.names.len() as u32).map(NodeId).filter(|n| matches!(self.roles[n.index()], Role::Host(_)))
+    }
+
+    /// Breadth-first distances (in hops) towards `dst`, moving only through switches.
+    fn hops_to(&self, dst: NodeId) -> Vec<Option<u32>> {
+        let mut dist = vec![None; self.names.len()];
+        dist[dst.index()] = Some(0);
+        let mut frontier = VecDeque::from([(dst, 0)]);
+        while let Some((n, d)) = frontier.pop_front() {
+            if n != dst && matches!(self.roles[n.index()], Role::Host(_)) {
+                continue; // hosts do not forward
+            }
+            for a in &self.attachments[n.index()] {
+                if dist[a.neighbour.index()].is_none() {
+                    dist[a.neighbour.index()] = Some(d + 1);
+                    frontier.push_back((a.neighbour, d + 1));
+                }
+            }
+        }
+        dist
+    }
+
+    /// The attachment through which `from` sends towards host `dst` (`None`: no route,
+    /// or `from` is `dst`).
+    pub fn next_hop(&self, from: NodeId, dst: NodeId) -> Option<Attachment> {
+        let dist = self.distances[dst.index()].as_ref()?;
+        let mine = dist[from.index()].filter(|&d| d > 0)?;
+        self.attachments[from.index()]
+            .iter()
+            .find(|a| dist[a.neighbour.index()].is_some_and(|d| d + 1 == mine))
+            .copied()
+    }
+
+    /// The links a packet from `src` to host `dst` crosses, in order (empty if unreachable).
+    pub fn route(&self, src: NodeId, dst: NodeId) -> Vec<usize> {
+        let mut links = Vec::new();
+        let mut at = src;
+        while let Some(a) = self.next_hop(at, dst) {
+            links.push(a.link);
+            at = a.neighbour;
+        }
+        links
+    }
+}
