@@ -13,6 +13,7 @@ pub use network::{Network, Node};
 pub use results::{FlowResult, HostResult, PortResult, RunSummary};
 
 use crate::engine::{RunLimits, Scheduler, StopReason};
+use crate::time::SimTime;
 
 /// A network ready to run, with its limits.
 #[derive(Debug)]
@@ -34,6 +35,17 @@ impl Simulation {
     /// Runs to the end (a limit, or the scenario's work done).
     pub fn run(&mut self) -> StopReason {
         let reason = self.scheduler.run(&mut self.network, self.limits);
+        self.stop = Some(reason);
+        reason
+    }
+
+    /// Runs every event at or before `t` (or less, if a limit of the scenario comes
+    /// first), then stops with the clock at `t`. Can be called again with a later `t`
+    /// to continue; the result is the same as one run to the later instant.
+    pub fn run_until(&mut self, t: SimTime) -> StopReason {
+        let until = self.limits.until.map_or(t, |u| u.min(t));
+        let limits = RunLimits { until: Some(until), ..self.limits };
+        let reason = self.scheduler.run(&mut self.network, limits);
         self.stop = Some(reason);
         reason
     }

@@ -1,0 +1,76 @@
+//! The event loop does not allocate per event in steady state, and a run split in two
+//! with `run_until` ends exactly where one uninterrupted run does.
+
+mod common;
+
+use common::simulation;
+use ethersim_core::time::{Duration, SimTime};
+
+/// A long transfer through a switch plus Poisson cross traffic that overflows a
+/// frame-limited queue: every kind of event, drops included.
+const BUSY: &str = r#"
+[[hosts]]
+name = "server"
+tx_processing = "1 us"
+tx_buffers = 64
+[[hosts]]
+name = "client"
+rx_processing = "1 us"
+rx_buffers = 32
+[[hosts]]
+name = "noise"
+[[switches]]
+name = "switch"
+port_buffer = { frames = 100 }
+[[links]]
+between = ["server", "switch"]
+rate = "1 Gb/s"
+[[links]]
+between = ["noise", "switch"]
+rate = "1 Gb/s"
+[[links]]
+between = ["switch", "client"]
+rate = "1 Gb/s"
+delay = "5 us"
+[[apps]]
+kind = "udp_file"
+from = "server"
+to = "client"
+size = "5 GB"
+[[apps]]
+kind = "poisson"
+from = "noise"
+to = "client"
+rate = "300 Mb/s"
+payload = "200 B"
+stop = "10 s"
+"#;
+
+#[test]
+fn steady_state_runs_without_allocating() {
+    let mut sim = simulation(BUSY);
+    // Warm-up: queues and the event list reach their working sizes.
+    sim.run_until(SimTime::ZERO + Duration::from_ms(20));
+    let events_before = sim.scheduler().events_executed();
+    let info = allocation_counter::measure(|| {
+        sim.run_until(SimTime::ZERO + Duration::from_ms(120));
+    });
+    let events = sim.scheduler().events_executed() - events_before;
+    assert!(events > 100_000, "the measured span must be busy: {events} events");
+    assert!(sim.network().ports[4].stats().drops > 0, "drops must occur in the measured span");
+    assert_eq!(info.count_total, 0, "{} allocations over {events} events", info.count_total);
+}
+
+#[test]
+fn run_until_in_steps_equals_one_run() {
+    let end = SimTime::ZERO + Duration::from_ms(30);
+    let mut one = simulation(BUSY);
+    one.run_until(end);
+    let mut steps = simulation(BUSY);
+    for ms in [1, 7, 7, 19, 30] {
+        steps.run_until(SimTime::ZERO + Duration::from_ms(ms));
+    }
+    let a = serde_json::to_string(&one.summary("x", 1)).unwrap();
+    let b = serde_json::to_string(&steps.summary("x", 1)).unwrap();
+    assert_eq!(a, b);
+}
