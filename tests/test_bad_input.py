@@ -137,6 +137,15 @@ CASES = [
         ["hosts[0]", "has 2 links"],
     ),
     (
+        "unreachable host",
+        GOOD
+        + '[[switches]]\nname = "island"\n[[hosts]]\nname = "far"\n'
+        + '[[links]]\nbetween = ["far", "island"]\nrate = "1 Gb/s"\n'
+        + '[[apps]]\nkind = "udp_file"\nfrom = "server"\nto = "far"\nsize = "1 MB"\n',
+        [],
+        ["apps[1].to", '"far" cannot be reached from "server"'],
+    ),
+    (
         "app to a switch",
         GOOD.replace('to = "client"', 'to = "switch"'),
         [],

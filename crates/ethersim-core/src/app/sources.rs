@@ -4,8 +4,9 @@
 //! generated while the host has no free transmit buffer is lost at the sender and
 //! counted (`send_drops`). A source stops at its stop time or after its packet count.
 
-use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64Mcg;
+
+use crate::engine::rng;
 
 use crate::time::{Duration, SimTime};
 
@@ -49,11 +50,7 @@ impl PacketSource {
     fn gap(&self, rng: &mut Pcg64Mcg) -> Duration {
         match self.arrivals {
             Arrivals::Constant { interval } => interval,
-            Arrivals::Poisson { mean_interval } => {
-                let x: f64 = Exp1.sample(rng);
-                // Rounded to the picosecond grid; the mean is unaffected to 1 ps.
-                Duration((x * mean_interval.as_ps() as f64).round() as u64)
-            }
+            Arrivals::Poisson { mean_interval } => rng::exponential(rng, mean_interval),
         }
     }
 

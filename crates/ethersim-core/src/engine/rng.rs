@@ -6,8 +6,10 @@
 //! The derivation uses FNV-1a over the name (stable across platforms and Rust versions,
 //! unlike `std`'s hasher) mixed with the seed through SplitMix64.
 
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+
+use crate::time::Duration;
 
 /// The generator type behind every stream: small, fast, and reproducible everywhere.
 pub type Stream = Pcg64Mcg;
@@ -40,6 +42,17 @@ pub fn stream(seed: u64, name: &str) -> Stream {
     Stream::from_seed(bytes)
 }
 
+/// An exponentially distributed duration of mean `mean`, on the picosecond grid.
+///
+/// Drawn by inversion, `−mean · ln(1 − U)` with `U` uniform in `[0, 1)`, using the
+/// pure-Rust `libm` logarithm rather than the platform's, so that the same stream gives
+/// the same durations on every machine (platform `ln` may differ in the last bit).
+pub fn exponential(rng: &mut Stream, mean: Duration) -> Duration {
+    let u: f64 = rng.random();
+    let x = -libm::log1p(-u);
+    Duration((x * mean.as_ps() as f64).round() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,6 +70,20 @@ mod tests {
         let x: u64 = stream(7, "app[0]").random();
         assert_ne!(x, stream(7, "app[1]").random::<u64>());
         assert_ne!(x, stream(8, "app[0]").random::<u64>());
+    }
+
+    #[test]
+    fn exponential_has_the_requested_mean_and_variance() {
+        let mut rng = stream(1, "exp");
+        let mean = Duration::from_us(10);
+        let n = 200_000;
+        let xs: Vec<f64> = (0..n).map(|_| exponential(&mut rng, mean).as_ps() as f64).collect();
+        let m = xs.iter().sum::<f64>() / f64::from(n);
+        let var = xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / f64::from(n - 1);
+        // Standard error of the mean is mean/sqrt(n) = 0.22% of the mean; allow 5 of them.
+        assert!((m / 1e7 - 1.0).abs() < 0.011, "mean {m}");
+        // An exponential's standard deviation equals its mean.
+        assert!((var.sqrt() / 1e7 - 1.0).abs() < 0.02, "std {}", var.sqrt());
     }
 
     #[test]
