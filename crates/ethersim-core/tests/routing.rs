@@ -1,4 +1,6 @@
 //! Forwarding through several switches: every packet takes the shortest path, and each
+
+#![allow(clippy::format_push_string)] // test scenarios are assembled as text
 //! link carries exactly the flows routed over it.
 
 mod common;
