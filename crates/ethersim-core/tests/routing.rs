@@ -1,7 +1,7 @@
 //! Forwarding through several switches: every packet takes the shortest path, and each
+//! link carries exactly the flows routed over it.
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
-//! link carries exactly the flows routed over it.
 
 mod common;
 
