@@ -70,9 +70,9 @@ pub struct PortResult {
     pub drops: u64,
     /// Bytes dropped at this port's queue.
     pub dropped_bytes: u64,
-    /// Largest queue, bytes.
+    /// Largest queue held for a positive time, bytes (a frame on the wire is not queued).
     pub max_queue_bytes: u64,
-    /// Largest queue, frames.
+    /// Largest queue held for a positive time, frames.
     pub max_queue_frames: u64,
     /// Time-averaged queue, bytes.
     pub mean_queue_bytes: f64,
@@ -189,8 +189,8 @@ pub fn summarize(
                 bytes_sent: s.bytes_sent,
                 drops: s.drops,
                 dropped_bytes: s.dropped_bytes,
-                max_queue_bytes: q.bytes_level().max(),
-                max_queue_frames: q.frames_level().max(),
+                max_queue_bytes: q.bytes_level().max_until(end),
+                max_queue_frames: q.frames_level().max_until(end),
                 mean_queue_bytes: q.bytes_level().mean_until(end),
                 mean_queue_frames: q.frames_level().mean_until(end),
                 utilization: p.utilization(end),
