@@ -59,3 +59,43 @@ fn the_event_budget_stops_the_run_after_exactly_that_many_events() {
     assert_eq!(sim.run(), StopReason::EventBudget);
     assert_eq!(sim.scheduler().events_executed(), 1234);
 }
+
+/// Two file transfers on one host share its transmit buffers: freed buffers go round
+/// robin, so the two interleave and finish at about 2N frame times, apart by no more than
+/// the head start the first one took (it filled all B buffers at t = 0): B + 1 frames.
+/// Served one after the other, the first would finish at N frame times instead.
+#[test]
+fn transfers_sharing_a_host_share_its_buffers() {
+    const N: u64 = 500;
+    let text = format!(
+        r#"
+[[hosts]]
+name = "a"
+tx_buffers = 4
+[[hosts]]
+name = "b"
+[[links]]
+between = ["a", "b"]
+rate = "1 Gb/s"
+[[apps]]
+kind = "udp_file"
+from = "a"
+to = "b"
+size = "{size} B"
+[[apps]]
+kind = "udp_file"
+from = "a"
+to = "b"
+size = "{size} B"
+"#,
+        size = N * 1472
+    );
+    let mut sim = simulation(&text);
+    sim.run();
+    let frame_ps = 1538 * 8 * 1000;
+    let done: Vec<u64> = sim.network().apps.iter().map(|a| a.completed_at.unwrap().as_ps()).collect();
+    assert!(done[0].abs_diff(done[1]) <= (4 + 1) * frame_ps, "{done:?}");
+    for d in done {
+        assert!(d >= (2 * N - 2) * frame_ps && d <= 2 * N * frame_ps, "{d}");
+    }
+}

@@ -16,12 +16,23 @@ fn a_maximum_frame_occupies_a_gigabit_wire_for_exactly_12304_ns() {
     let app = "kind = \"constant_rate\"\nrate = \"1 Mb/s\"\npayload = \"1472 B\"\ncount = 1";
     let mut sim = simulation(&two_hosts("1 Gb/s", "0 s", 8, app));
     sim.run();
+    // Delivered when its last bit arrives: (8 + 1518) bytes at 1 ns per bit. The run ends
+    // there, with the inter-frame gap still to come.
+    let end = SimTime((8 + 1518) * 8 * NS);
+    assert_eq!(sim.network().apps[0].received.last_rx, Some(end));
+    assert_eq!(sim.scheduler().now(), end);
     let port = &sim.network().ports[0];
+    assert_eq!(port.frames_sent_by(end), 1);
+    assert_eq!(port.bytes_sent_by(end), 1518);
+    assert_eq!(port.stats().frames_sent, 0, "the gap is not over");
+    assert!((port.utilization(end) - 1.0).abs() < 1e-12);
+    // With a second frame much later, the first transmission completes: the wire was
+    // occupied for exactly (1518 + 20) bytes.
+    let mut later = simulation(&two_hosts("1 Gb/s", "0 s", 8, &app.replace("count = 1", "count = 2")));
+    later.run();
+    let port = &later.network().ports[0];
     assert_eq!(port.stats().frames_sent, 1);
-    assert_eq!(port.stats().bytes_sent, 1518);
     assert_eq!(port.stats().busy_ps, (1518 + 20) * 8 * NS);
-    // Delivered when its last bit arrives: (8 + 1518) bytes at 1 ns per bit.
-    assert_eq!(sim.network().apps[0].received.last_rx, Some(SimTime((8 + 1518) * 8 * NS)));
 }
 
 /// N frames handed over at t = 0 leave back to back; frame k (from 0) is received at

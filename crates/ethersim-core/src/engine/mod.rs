@@ -105,13 +105,14 @@ impl<E> Scheduler<E> {
             match self.queue.peek_time() {
                 None => {
                     if limits.until.is_some() {
-                        self.now = until;
+                        self.now = self.now.max(until);
                         return StopReason::TimeLimit;
                     }
                     return StopReason::WorkDone;
                 }
                 Some(t) if t > until => {
-                    self.now = until;
+                    // The clock never runs backwards, even if `until` is in the past.
+                    self.now = self.now.max(until);
                     return StopReason::TimeLimit;
                 }
                 Some(_) => {}
@@ -161,6 +162,16 @@ mod tests {
         // Ticks at 0, 10, 20 and 30 us: the one at the limit runs.
         assert_eq!(m.seen.len(), 4);
         assert_eq!(s.now(), SimTime(30_000_000));
+    }
+
+    #[test]
+    fn a_limit_in_the_past_does_not_rewind_the_clock() {
+        let (mut s, mut m) = ticker(usize::MAX);
+        s.run(&mut m, RunLimits { until: Some(SimTime(25_000_000)), max_events: None });
+        let seen = m.seen.len();
+        s.run(&mut m, RunLimits { until: Some(SimTime(5_000_000)), max_events: None });
+        assert_eq!(s.now(), SimTime(25_000_000));
+        assert_eq!(m.seen.len(), seen);
     }
 
     #[test]

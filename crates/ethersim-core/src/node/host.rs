@@ -16,6 +16,9 @@ use crate::ids::PortId;
 use crate::time::{Duration, SimTime};
 use crate::wire::Packet;
 
+/// Most slots reserved up front per ring; enough for any realistic NIC ring.
+const RESERVE_LIMIT: u32 = 4096;
+
 /// How fast a host is and how many buffers it has.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostConfig {
@@ -84,8 +87,9 @@ impl Host {
             config,
             port,
             tx_in_use: 0,
-            tx_cpu: VecDeque::with_capacity(config.tx_buffers as usize),
-            rx_ring: VecDeque::with_capacity(config.rx_buffers as usize),
+            // Reserve up to a working size; larger rings grow on demand (once, not per event).
+            tx_cpu: VecDeque::with_capacity(config.tx_buffers.min(RESERVE_LIMIT) as usize),
+            rx_ring: VecDeque::with_capacity(config.rx_buffers.min(RESERVE_LIMIT) as usize),
             stats: HostStats::default(),
         }
     }

@@ -25,6 +25,8 @@ pub struct LinkDirection {
 /// When a transmission ends and when its frame is received.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxTiming {
+    /// The frame's last bit leaves the transmitter.
+    pub last_bit: SimTime,
     /// The transmitter may start the next frame (after the inter-frame gap).
     pub wire_free: SimTime,
     /// The receiver holds the whole frame.
@@ -36,7 +38,8 @@ impl LinkDirection {
     pub fn transmit(&self, start: SimTime, frame_len: Bytes) -> TxTiming {
         let to_last_bit = self.rate.time_to_send(PREAMBLE_SFD + frame_len);
         let with_gap = self.rate.time_to_send(PREAMBLE_SFD + frame_len + INTER_FRAME_GAP);
-        TxTiming { wire_free: start + with_gap, received: start + to_last_bit + self.delay }
+        let last_bit = start + to_last_bit;
+        TxTiming { last_bit, wire_free: start + with_gap, received: last_bit + self.delay }
     }
 }
 

@@ -112,10 +112,16 @@ fn nodes(s: &Scenario, topo: &Topology) -> Result<Vec<Node>> {
         .collect()
 }
 
+/// Most transmit buffers or receive-ring slots a host may have.
+const MAX_HOST_BUFFERS: u32 = 1 << 20;
+
 fn host_config(spec: &HostSpec, h: usize) -> Result<HostConfig> {
     for (key, v) in [("tx_buffers", spec.tx_buffers), ("rx_buffers", spec.rx_buffers)] {
-        if v == 0 {
-            return Err(ScenarioError::at(format!("hosts[{h}].{key}"), "must be at least 1"));
+        if !(1..=MAX_HOST_BUFFERS).contains(&v) {
+            return Err(ScenarioError::at(
+                format!("hosts[{h}].{key}"),
+                format!("{v} is out of range; expected 1 to {MAX_HOST_BUFFERS}"),
+            ));
         }
     }
     Ok(HostConfig {
@@ -128,9 +134,16 @@ fn host_config(spec: &HostSpec, h: usize) -> Result<HostConfig> {
 
 fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<App>, Vec<String>)> {
     let mut apps = Vec::with_capacity(s.apps.len());
-    let mut names = Vec::with_capacity(s.apps.len());
+    let mut names: Vec<String> = Vec::with_capacity(s.apps.len());
     for (i, spec) in s.apps.iter().enumerate() {
         let path = format!("apps[{i}]");
+        let name = spec.name().map_or_else(|| path.clone(), str::to_owned);
+        if names.contains(&name) {
+            return Err(ScenarioError::at(
+                format!("{path}.name"),
+                format!("application name {name:?} is used twice; names must be unique"),
+            ));
+        }
         let src = topo.host(spec.from(), &format!("{path}.from"))?;
         let dst = topo.host(spec.to(), &format!("{path}.to"))?;
         if src == dst {
@@ -163,11 +176,12 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<App>, Vec<String>)> {
             AppSpec::ConstantRate(src_spec) => source(src_spec, &path, s, false)?,
             AppSpec::Poisson(src_spec) => source(src_spec, &path, s, true)?,
         };
-        // Each application draws from its own stream, named by its place in the file.
-        let stream = rng::stream(s.seed, &path);
+        // Each application draws from its own stream, named after the application: a named
+        // application keeps its random numbers when others are added or reordered.
+        let stream = rng::stream(s.seed, &format!("app:{name}.arrivals"));
         let start = SimTime::ZERO + spec.start();
         apps.push(App::new(FlowId(i as u32), src, dst, payload as u32, start, kind, stream));
-        names.push(spec.name().map_or_else(|| path.clone(), str::to_owned));
+        names.push(name);
     }
     Ok((apps, names))
 }

@@ -144,7 +144,8 @@ pub enum AppSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UdpFileSpec {
-    /// Name in reports. Default `apps[i]`.
+    /// Unique name, used in reports and to name the application's random stream (so its
+    /// numbers do not change when other applications are added). Default `apps[i]`.
     #[serde(default)]
     pub name: Option<String>,
     /// Sending host.
@@ -168,7 +169,8 @@ pub struct UdpFileSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SourceSpec {
-    /// Name in reports. Default `apps[i]`.
+    /// Unique name, used in reports and to name the application's random stream (so its
+    /// numbers do not change when other applications are added). Default `apps[i]`.
     #[serde(default)]
     pub name: Option<String>,
     /// Sending host.

@@ -50,6 +50,14 @@ const SIZE_UNITS: &[(&str, u128)] = &[
     ("TiB", 1 << 40),
 ];
 
+/// Largest time a scenario may give: 10^6 s (11.6 days). The engine's clock spans about
+/// 213 days; keeping every input far below that keeps every sum of them exact.
+pub const MAX_TIME: Duration = Duration::from_secs(1_000_000);
+/// Largest rate a scenario may give: 100 Tb/s.
+pub const MAX_RATE: BitRate = BitRate(100_000_000_000_000);
+/// Largest size a scenario may give: 1 PB.
+pub const MAX_SIZE: Bytes = Bytes(1_000_000_000_000_000);
+
 /// Why a quantity string was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnitError(pub String);
@@ -95,8 +103,13 @@ fn split_number(text: &str) -> Result<((u128, i32), &str), UnitError> {
     }
     let digits = format!("{int_part}{frac_part}");
     let mantissa: u128 = digits.parse().map_err(|_| UnitError(format!("{text:?} is too large")))?;
-    exp10 -= i32::try_from(frac_part.len()).unwrap_or(i32::MAX);
-    Ok(((mantissa, exp10), unit))
+    // Digits after the point lower the exponent; any exponent beyond ±60 cannot give a
+    // representable value (u64 tops out near 1.8e19) and is refused before it can overflow.
+    let exp10 = i32::try_from(frac_part.len()).ok().and_then(|f| exp10.checked_sub(f));
+    match exp10 {
+        Some(e) if (-60..=60).contains(&e) => Ok(((mantissa, e), unit)),
+        _ => Err(UnitError(format!("{text:?} has an exponent out of range"))),
+    }
 }
 
 /// Parses `text` against a unit table and returns the value in the table's base unit.
@@ -141,19 +154,30 @@ fn example(units: &[(&str, u128)]) -> &'static str {
     }
 }
 
-/// Parses a time span such as `"10 ms"`, `"2.5 us"` or `"12304 ns"`.
+fn at_most<T: PartialOrd + fmt::Display>(text: &str, value: T, max: &T) -> Result<T, UnitError> {
+    if value > *max {
+        Err(UnitError(format!("{text:?} is larger than the largest accepted, {max}")))
+    } else {
+        Ok(value)
+    }
+}
+
+/// Parses a time span such as `"10 ms"`, `"2.5 us"` or `"12304 ns"` (at most [`MAX_TIME`]).
 pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
-    parse_scaled(text, TIME_UNITS, "time", "picoseconds").map(Duration)
+    let d = parse_scaled(text, TIME_UNITS, "time", "picoseconds").map(Duration)?;
+    at_most(text, d, &MAX_TIME)
 }
 
-/// Parses a data rate such as `"1 Gb/s"` or `"2.5 Mbit/s"`.
+/// Parses a data rate such as `"1 Gb/s"` or `"2.5 Mbit/s"` (at most [`MAX_RATE`]).
 pub fn parse_rate(text: &str) -> Result<BitRate, UnitError> {
-    parse_scaled(text, RATE_UNITS, "rate", "bits per second").map(BitRate)
+    let r = parse_scaled(text, RATE_UNITS, "rate", "bits per second").map(BitRate)?;
+    at_most(text, r, &MAX_RATE)
 }
 
-/// Parses a size such as `"1500 B"`, `"500 MB"` or `"64 KiB"`.
+/// Parses a size such as `"1500 B"`, `"500 MB"` or `"64 KiB"` (at most [`MAX_SIZE`]).
 pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
-    parse_scaled(text, SIZE_UNITS, "size", "bytes").map(Bytes)
+    let b = parse_scaled(text, SIZE_UNITS, "size", "bytes").map(Bytes)?;
+    at_most(text, b, &MAX_SIZE)
 }
 
 macro_rules! quantity {
@@ -253,29 +277,48 @@ mod tests {
         assert!(parse_duration("fast").unwrap_err().0.contains("does not start with a number"));
     }
 
+    #[test]
+    fn extreme_exponents_and_values_are_refused_not_wrapped() {
+        assert!(parse_duration("1.0e-2147483648 s").unwrap_err().0.contains("exponent out of range"));
+        assert!(parse_duration("1e2147483647 s").unwrap_err().0.contains("exponent out of range"));
+        assert!(parse_duration("18446744 s").unwrap_err().0.contains("larger than the largest accepted"));
+        assert!(parse_rate("1 Pb/s").is_err());
+        assert!(parse_rate("101 Tb/s").unwrap_err().0.contains("100 Tb/s"));
+        assert!(parse_size("2000 TB").unwrap_err().0.contains("larger than"));
+        assert_eq!(parse_duration("1000000 s").unwrap(), MAX_TIME);
+    }
+
     proptest! {
         #[test]
-        fn printed_durations_parse_back_exactly(ps in 0u64..u64::MAX / 2) {
+        fn printed_durations_parse_back_exactly(ps in 0u64..=MAX_TIME.as_ps()) {
             let d = Duration(ps);
             prop_assert_eq!(parse_duration(&d.to_string()).unwrap(), d);
         }
 
         #[test]
-        fn printed_rates_parse_back_exactly(bps in 1u64..1_000_000_000_000_000) {
+        fn printed_rates_parse_back_exactly(bps in 1u64..=MAX_RATE.as_bps()) {
             let r = BitRate(bps);
             prop_assert_eq!(parse_rate(&r.to_string()).unwrap(), r);
         }
 
         #[test]
-        fn printed_sizes_parse_back_exactly(n in 0u64..u64::MAX / 2) {
+        fn printed_sizes_parse_back_exactly(n in 0u64..=MAX_SIZE.get()) {
             prop_assert_eq!(parse_size(&Bytes(n).to_string()).unwrap(), Bytes(n));
         }
 
         #[test]
-        fn integer_bytes_with_any_prefix_scale_exactly(n in 0u64..1_000_000, i in 0usize..SIZE_UNITS.len()) {
+        fn integer_bytes_with_any_prefix_scale_exactly(n in 0u64..900, i in 0usize..SIZE_UNITS.len()) {
             let (unit, scale) = SIZE_UNITS[i];
             let got = parse_size(&format!("{n} {unit}")).unwrap();
             prop_assert_eq!(u128::from(got.0), u128::from(n) * scale);
+        }
+
+        #[test]
+        fn any_number_and_exponent_never_panics(m in "[0-9]{0,30}(\\.[0-9]{0,30})?", e in any::<i64>(), unit in "(s|ms|B|MB|Gb/s)") {
+            let text = format!("{m}e{e} {unit}");
+            let _ = parse_duration(&text);
+            let _ = parse_rate(&text);
+            let _ = parse_size(&text);
         }
 
         #[test]

@@ -34,6 +34,8 @@ pub struct Network {
     pub app_names: Vec<String>,
     /// The applications sending from each node, by node id.
     apps_on: Vec<Vec<FlowId>>,
+    /// Per node, where the next round of buffer wake-ups starts in `apps_on`.
+    wake_cursor: Vec<usize>,
     /// Applications not yet finished.
     active_apps: usize,
     /// Packets handed to a host and not yet delivered or dropped.
@@ -54,7 +56,8 @@ impl Network {
             apps_on[app.src.index()].push(app.flow);
         }
         let active_apps = apps.len();
-        Network { names, nodes, ports, apps, app_names, apps_on, active_apps, in_flight: 0 }
+        let wake_cursor = vec![0; nodes.len()];
+        Network { names, nodes, ports, apps, app_names, apps_on, wake_cursor, active_apps, in_flight: 0 }
     }
 
     /// Schedules every application's first poll at its start time.
@@ -161,14 +164,27 @@ impl Network {
         }
     }
 
+    /// Offers freed transmit buffers to the host's blocked applications in round-robin
+    /// order, starting after the one served last, so that applications sharing a host
+    /// share its buffers instead of the first in file order taking every one.
     fn wake_waiting_apps(&mut self, sched: &mut Scheduler<Event>, node: NodeId) {
-        for i in 0..self.apps_on[node.index()].len() {
+        let n = self.apps_on[node.index()].len();
+        let first = self.wake_cursor[node.index()];
+        for k in 0..n {
+            let i = (first + k) % n;
             let flow = self.apps_on[node.index()][i];
             let app = &mut self.apps[flow.index()];
-            if app.waiting_for_buffer {
-                app.waiting_for_buffer = false;
-                self.drive_app(sched, flow);
+            if !app.waiting_for_buffer {
+                continue;
             }
+            if let Node::Host(h) = &self.nodes[node.index()] {
+                if !h.has_tx_buffer() {
+                    return;
+                }
+            }
+            app.waiting_for_buffer = false;
+            self.wake_cursor[node.index()] = (i + 1) % n;
+            self.drive_app(sched, flow);
         }
     }
 

@@ -37,7 +37,8 @@ pub struct FlowResult {
     pub lost: u64,
     /// Packets still in the network when the run ended.
     pub in_flight: u64,
-    /// Lost packets as a fraction of those sent.
+    /// Packets lost anywhere (at the sender or in the network) as a fraction of those
+    /// generated: (`lost` + `send_drops`) / (`packets_sent` + `send_drops`).
     pub loss_fraction: f64,
     /// Packets received out of order.
     pub reordered: u64,
@@ -62,9 +63,9 @@ pub struct PortResult {
     pub rate_bps: u64,
     /// Propagation delay, s.
     pub delay_s: f64,
-    /// Frames transmitted.
+    /// Frames whose last bit left the port by the end of the run.
     pub frames_sent: u64,
-    /// Bytes transmitted (frame lengths).
+    /// Bytes of those frames (frame lengths).
     pub bytes_sent: u64,
     /// Frames dropped at this port's queue.
     pub drops: u64,
@@ -161,10 +162,14 @@ pub fn summarize(
                 bytes_received: app.received.bytes,
                 lost: sent.network_drops,
                 in_flight: sent.in_flight,
-                loss_fraction: if sent.packets == 0 {
-                    0.0
-                } else {
-                    sent.network_drops as f64 / sent.packets as f64
+                loss_fraction: {
+                    let generated = sent.packets + sent.send_drops;
+                    let lost = sent.network_drops + sent.send_drops;
+                    if generated == 0 {
+                        0.0
+                    } else {
+                        lost as f64 / generated as f64
+                    }
                 },
                 reordered: app.received.reordered,
                 start_s: app.start.as_secs_f64(),
@@ -185,8 +190,8 @@ pub fn summarize(
                 peer: net.names[net.ports[p.peer.index()].node.index()].clone(),
                 rate_bps: p.link.rate.as_bps(),
                 delay_s: p.link.delay.as_secs_f64(),
-                frames_sent: s.frames_sent,
-                bytes_sent: s.bytes_sent,
+                frames_sent: p.frames_sent_by(end),
+                bytes_sent: p.bytes_sent_by(end),
                 drops: s.drops,
                 dropped_bytes: s.dropped_bytes,
                 max_queue_bytes: q.bytes_level().max_until(end),
