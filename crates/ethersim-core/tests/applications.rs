@@ -96,6 +96,6 @@ size = "{size} B"
     let done: Vec<u64> = sim.network().apps.iter().map(|a| a.completed_at.unwrap().as_ps()).collect();
     assert!(done[0].abs_diff(done[1]) <= (4 + 1) * frame_ps, "{done:?}");
     for d in done {
-        assert!(d >= (2 * N - 2) * frame_ps && d <= 2 * N * frame_ps, "{d}");
+        assert!(d >= (2 * N - 4 - 2) * frame_ps && d <= 2 * N * frame_ps, "{d}");
     }
 }
