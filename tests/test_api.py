@@ -73,3 +73,40 @@ def test_write_is_all_or_nothing(tmp_path: Path) -> None:
         "summary.json",
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["res"]
+
+
+def test_a_seed_out_of_range_is_a_scenario_error() -> None:
+    for seed in (-1, 2**64):
+        with pytest.raises(ethersim.ScenarioError, match="out of range") as info:
+            ethersim.run(EXAMPLE, seed=seed)
+        assert info.value.path == "seed"
+
+
+def test_write_never_replaces_a_folder_it_did_not_write(tmp_path: Path) -> None:
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
+    precious = tmp_path / "notes.txt"
+    precious.write_text("keep me")
+    with pytest.raises(ethersim.OutputError, match="did not write"):
+        r.write(tmp_path)
+    assert precious.read_text() == "keep me"
+    with pytest.raises(ethersim.OutputError, match="is a file"):
+        r.write(precious)
+    # An earlier results folder is replaced.
+    out = r.write(tmp_path / "res")
+    (out / "summary.json").write_text("stale")
+    r.write(out)
+    assert (out / "summary.json").read_text() == r.summary_json()
+
+
+def test_a_failure_while_writing_leaves_nothing_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", broken)
+    with pytest.raises(ethersim.OutputError, match="No space left"):
+        r.write(tmp_path / "res")
+    assert list(tmp_path.iterdir()) == []

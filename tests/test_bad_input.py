@@ -137,6 +137,92 @@ CASES = [
         ["hosts[0]", "has 2 links"],
     ),
     (
+        "zero tx buffers",
+        GOOD,
+        ["--set", "hosts[0].tx_buffers=0"],
+        ["hosts[0].tx_buffers", "expected 1 to"],
+    ),
+    (
+        "too many rx buffers",
+        GOOD,
+        ["--set", "hosts[1].rx_buffers=4000000000"],
+        ["hosts[1].rx_buffers", "4000000000 is out of range; expected 1 to 1048576"],
+    ),
+    (
+        "zero-frame buffer",
+        GOOD.replace('port_buffer = { bytes = "1 MiB" }', "port_buffer = { frames = 0 }"),
+        [],
+        ["switches[0].port_buffer.frames", "at least 1 frame"],
+    ),
+    (
+        "buffer without limits",
+        GOOD.replace('port_buffer = { bytes = "1 MiB" }', "port_buffer = {}"),
+        [],
+        ["switches[0].port_buffer", "a buffer must be finite"],
+    ),
+    ("zero duration", GOOD, ["--set", "duration=0 s"], ["duration", "greater than 0 s"]),
+    ("zero event budget", GOOD, ["--set", "max_events=0"], ["max_events", "at least 1"]),
+    ("negative event budget", GOOD, ["--set", "max_events=-5"], ["max_events", "-5"]),
+    ("MTU too large", GOOD, ["--set", "links[0].mtu=9001 B"], ["links[0].mtu", "9000 B"]),
+    ("MTU too small", GOOD, ["--set", "links[0].mtu=60 B"], ["links[0].mtu", "68 B"]),
+    ("empty file", GOOD, ["--set", "apps[0].size=0 B"], ["apps[0].size", "greater than 0 B"]),
+    (
+        "zero count",
+        GOOD.replace(
+            'kind = "udp_file"', 'kind = "constant_rate"\nrate = "1 Mb/s"\ncount = 0'
+        ).replace('size = "500 MB"', ""),
+        [],
+        ["apps[0].count", "at least 1"],
+    ),
+    (
+        "stop before start",
+        GOOD.replace(
+            'kind = "udp_file"', 'kind = "poisson"\nrate = "1 Mb/s"\nstart = "2 s"\nstop = "1 s"'
+        ).replace('size = "500 MB"', ""),
+        [],
+        ["apps[0].stop", "must be later than start (2 s)"],
+    ),
+    (
+        "link to itself",
+        GOOD.replace('between = ["switch", "client"]', 'between = ["switch", "switch"]'),
+        [],
+        ["links[1].between", "two different nodes"],
+    ),
+    ("empty name", GOOD.replace('name = "switch"', 'name = ""'), [], ["switches[0].name", "empty"]),
+    (
+        "sending to itself",
+        GOOD.replace('to = "client"', 'to = "server"'),
+        [],
+        ["apps[0].to", "must differ from `from`"],
+    ),
+    (
+        "duplicate application name",
+        GOOD
+        + '[[apps]]\nkind = "udp_file"\nname = "file"\n'
+        + 'from = "client"\nto = "server"\nsize = "1 MB"\n',
+        [],
+        ["apps[1].name", 'application name "file" is used twice'],
+    ),
+    (
+        "time beyond range",
+        GOOD,
+        ["--set", "links[0].delay=18446744 s"],
+        ["links[0].delay", "larger than the largest accepted, 1000000 s"],
+    ),
+    (
+        "exponent beyond range",
+        GOOD,
+        ["--set", "apps[0].start=1.0e-2147483648 s"],
+        ["apps[0].start", "exponent out of range"],
+    ),
+    ("negative seed", GOOD, ["--seed", "-1"], ["seed", "out of range"]),
+    (
+        "missing required key",
+        GOOD.replace('size = "500 MB"', ""),
+        [],
+        ["apps[0]", "missing field `size`"],
+    ),
+    (
         "unreachable host",
         GOOD
         + '[[switches]]\nname = "island"\n[[hosts]]\nname = "far"\n'

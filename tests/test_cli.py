@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "udp-file.toml"
@@ -39,12 +40,38 @@ def test_run_prints_a_summary_and_writes_tables(tmp_path: Path) -> None:
     assert set(pd.read_parquet(out / "ports.parquet")["node"]) == {"server", "switch", "client"}
 
 
-def test_same_seed_gives_byte_identical_summary(tmp_path: Path) -> None:
-    a, b = tmp_path / "a", tmp_path / "b"
-    for out in (a, b):
-        p = ethersim("run", str(EXAMPLE), *SMALL, "--out", str(out), "-q")
+def test_same_seed_gives_byte_identical_summary_and_another_seed_does_not(tmp_path: Path) -> None:
+    random_workload = [str(ROOT / "examples" / "poisson-fan-in.toml"), "--set", "duration=20 ms"]
+    outs = {}
+    for name, seed in (("a", "3"), ("b", "3"), ("c", "4")):
+        outs[name] = tmp_path / name
+        p = ethersim("run", *random_workload, "--seed", seed, "--out", str(outs[name]), "-q")
         assert p.returncode == 0, p.stderr
-    assert (a / "summary.json").read_bytes() == (b / "summary.json").read_bytes()
+    summary = {k: (v / "summary.json").read_bytes() for k, v in outs.items()}
+    assert summary["a"] == summary["b"]
+    assert summary["a"] != summary["c"]
+
+
+def test_out_refuses_a_folder_with_other_files(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("keep me")
+    p = ethersim("run", str(EXAMPLE), *SMALL, "--out", str(tmp_path))
+    assert p.returncode == 2
+    assert "holds files ethersim did not write" in " ".join(p.stderr.split())
+    assert "Traceback" not in p.stderr
+    assert [e.name for e in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_internal_error_exits_with_status_3(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ethersim import _core, api, cli
+    from typer.testing import CliRunner
+
+    def panicking_run(*args: object, **kwargs: object) -> None:
+        _core._trigger_panic()
+
+    monkeypatch.setattr(api, "run", panicking_run)
+    result = CliRunner().invoke(cli.app, ["run", str(EXAMPLE)])
+    assert result.exit_code == 3
+    assert "this is a bug in ethersim" in result.output
 
 
 def test_validate_and_schema() -> None:

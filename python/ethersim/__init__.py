@@ -9,7 +9,7 @@ energy efficiency, with a Rust core.
 from __future__ import annotations
 
 from ethersim.api import load_text, run, run_text, schema, validate
-from ethersim.errors import EthersimError, InternalError, ScenarioError
+from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
 from ethersim.results import Result
 
 __version__ = "0.1.0"
@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 __all__ = [
     "EthersimError",
     "InternalError",
+    "OutputError",
     "Result",
     "ScenarioError",
     "__version__",

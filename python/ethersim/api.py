@@ -58,9 +58,15 @@ def load_text(scenario: str | Path) -> str:
         raise ScenarioError(f"cannot read scenario file {str(path)!r}: {e}") from None
 
 
+def _check_seed(seed: int | None) -> int | None:
+    if seed is not None and not 0 <= seed < 2**64:
+        raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "seed")
+    return seed
+
+
 def run_text(text: str, *, overrides: Overrides | None = None, seed: int | None = None) -> Result:
     """Runs a scenario given as TOML text and returns its results."""
-    report = json.loads(_core.run(text, _pairs(overrides), seed))
+    report = json.loads(_core.run(text, _pairs(overrides), _check_seed(seed)))
     return Result(report)
 
 

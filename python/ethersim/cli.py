@@ -1,7 +1,8 @@
 """The ``ethersim`` command line.
 
-Exit status: 0 success; 2 bad input (a malformed scenario, an unknown option); 3 a bug
-in ethersim (an internal error); 1 any other ethersim error. Mapped in one place:
+Exit status: 0 success; 2 bad input (a malformed scenario, an unknown option, an output
+folder that cannot be used); 3 a bug in ethersim (an internal error); 1 any other
+ethersim error. Mapped in one place:
 :func:`_exit_status`.
 """
 
@@ -17,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ethersim import api, benchmark, schema_doc
-from ethersim.errors import EthersimError, InternalError, ScenarioError
+from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
 from ethersim.results import Result
 
 app = typer.Typer(
@@ -33,7 +34,7 @@ err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def _exit_status(error: EthersimError) -> int:
-    if isinstance(error, ScenarioError):
+    if isinstance(error, (ScenarioError, OutputError)):
         return 2
     if isinstance(error, InternalError):
         return 3
@@ -85,7 +86,9 @@ def _print_summary(result: Result) -> None:
         "from → to",
         "sent",
         "received",
-        "lost",
+        "lost in network",
+        "sender drops",
+        "loss",
         "completion",
         "goodput",
         "delay mean",
@@ -98,7 +101,9 @@ def _print_summary(result: Result) -> None:
             f"{f['from']} → {f['to']}",
             f"{f['packets_sent']:,}",
             f"{f['packets_received']:,}",
-            f"{f['lost']:,} ({100 * f['loss_fraction']:.3g}%)",
+            f"{f['lost']:,}",
+            f"{f['send_drops']:,}",
+            f"{100 * f['loss_fraction']:.3g}%",
             _fmt_time(f["completion_time_s"]),
             _fmt_rate(f["goodput_bps"]),
             _fmt_time(f["delay"]["mean_s"]),

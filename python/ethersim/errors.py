@@ -6,7 +6,7 @@ the CLI maps each to an exit status in one place (``cli.py``).
 
 from __future__ import annotations
 
-__all__ = ["EthersimError", "InternalError", "ScenarioError"]
+__all__ = ["EthersimError", "InternalError", "OutputError", "ScenarioError"]
 
 
 class EthersimError(Exception):
@@ -25,6 +25,11 @@ class ScenarioError(EthersimError, ValueError):
         self.message = message
         self.path = path
         super().__init__(f"{path}: {message}" if path else message)
+
+
+class OutputError(EthersimError):
+    """Results cannot be written where asked (an existing folder that ethersim did not
+    write, a file in the way, no permission)."""
 
 
 class InternalError(EthersimError):

@@ -10,6 +10,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.errors import OutputError
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -17,6 +19,23 @@ __all__ = ["Result"]
 
 #: Tables written beside ``summary.json``, by the summary key they come from.
 TABLES = ("flows", "ports", "hosts")
+
+#: Every file a results folder holds; a folder with anything else is not replaced.
+RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in TABLES)})
+
+
+def _check_replaceable(out: Path) -> None:
+    """Refuses to replace anything but a results folder that ethersim wrote."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise OutputError(f"--out {str(out)!r} is a file; expected a folder for the results")
+    names = {p.name for p in out.iterdir()}
+    if names and ("summary.json" not in names or not names <= RESULT_FILES):
+        raise OutputError(
+            f"--out {str(out)!r} already exists and holds files ethersim did not write; "
+            "expected a new folder or an earlier results folder"
+        )
 
 
 class Result:
@@ -63,11 +82,16 @@ class Result:
 
         The directory appears complete or not at all: files are written into a
         temporary sibling directory that is renamed into place at the end. An existing
-        ``out_dir`` is replaced.
+        ``out_dir`` is replaced only if it is an earlier results folder (empty, or holding
+        nothing but ethersim's result files); anything else raises :class:`OutputError`.
         """
-        out = Path(out_dir)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        out = Path(out_dir).absolute()
+        _check_replaceable(out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+        except OSError as e:
+            raise OutputError(f"cannot create results folder {str(out)!r}: {e}") from None
         try:
             (tmp / "summary.json").write_text(self.summary_json(), encoding="utf-8")
             run_info = {"wall_time_s": self.wall_time_s, "events_per_s": self.events_per_s}
@@ -77,6 +101,9 @@ class Result:
             if out.exists():
                 shutil.rmtree(out)
             os.replace(tmp, out)
+        except OSError as e:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise OutputError(f"cannot write results to {str(out)!r}: {e}") from None
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
