@@ -9,17 +9,26 @@ use std::collections::BinaryHeap;
 
 use crate::time::SimTime;
 
-/// One scheduled event: its instant, its tie-breaking sequence number and its payload.
+/// One scheduled event: its ordering key and its payload.
+///
+/// The key packs the instant (high 64 bits) and the insertion sequence (low 64 bits)
+/// into one `u128`, so ordering by key is ordering by (time, sequence) in a single
+/// comparison.
 #[derive(Debug)]
 struct Entry<E> {
-    at: SimTime,
-    seq: u64,
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn at(&self) -> SimTime {
+        SimTime((self.key >> 64) as u64)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.at == other.at && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -31,7 +40,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest (time, seq) first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -58,17 +67,17 @@ impl<E> EventQueue<E> {
     pub fn push(&mut self, at: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { at, seq, event });
+        self.heap.push(Entry { key: (u128::from(at.0) << 64) | u128::from(seq), event });
     }
 
     /// The instant of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.at)
+        self.heap.peek().map(Entry::at)
     }
 
     /// Removes and returns the earliest pending event.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|e| (e.at, e.event))
+        self.heap.pop().map(|e| (e.at(), e.event))
     }
 
     /// Number of pending events (including stale timer events not yet popped).
