@@ -89,3 +89,26 @@ def test_scenario_reference_is_generated_from_the_schema() -> None:
     assert committed == schema_doc.render(schema()), (
         "docs/scenarios.md is stale: run `ethersim schema --markdown > docs/scenarios.md`"
     )
+
+
+def test_ctrl_c_stops_a_long_run_cleanly(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    # A transfer that would take minutes of wall time.
+    args = ["run", str(EXAMPLE), "--set", "apps[0].size=1000 TB", "--out", str(tmp_path / "out")]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ethersim.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(2.0)  # let it get into the event loop
+    proc.send_signal(signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()

@@ -2,7 +2,7 @@
 
 Exit status: 0 success; 2 bad input (a malformed scenario, an unknown option, an output
 folder that cannot be used); 3 a bug in ethersim (an internal error); 1 any other
-ethersim error. Mapped in one place:
+ethersim error; 130 interrupted (Ctrl-C), with nothing written. Mapped in one place:
 :func:`_exit_status`.
 """
 
@@ -144,6 +144,9 @@ def run(
             result.write(out)
     except EthersimError as e:
         raise _fail(e) from None
+    except KeyboardInterrupt:
+        err_console.print("interrupted: nothing was written", highlight=False)
+        raise typer.Exit(130) from None
     if not quiet:
         _print_summary(result)
         if out is not None:

@@ -27,25 +27,40 @@ pub fn validate_text(text: &str, overrides: &[(String, String)]) -> Result<Scena
     Ok(s)
 }
 
+/// Events between two calls of a run's `keep_going` check: rare enough to cost nothing
+/// (a few milliseconds of work), frequent enough to answer an interrupt at once.
+const CHECK_EVERY: u64 = 1 << 20;
+
 /// Runs the scenario in `text` with `overrides` applied; `seed` replaces the file's seed.
 pub fn run_text(
     text: &str,
     overrides: &[(String, String)],
     seed: Option<u64>,
 ) -> Result<RunReport, CoreError> {
+    run_text_with(text, overrides, seed, || true)
+}
+
+/// Like [`run_text`], asking `keep_going` every million or so events; a `false` ends the
+/// run with [`CoreError::Interrupted`].
+pub fn run_text_with(
+    text: &str,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+    keep_going: impl FnMut() -> bool,
+) -> Result<RunReport, CoreError> {
     let mut s = scenario::load(text, overrides)?;
     if let Some(seed) = seed {
         s.seed = seed;
     }
-    Ok(run_scenario(&s)?)
+    run_scenario(&s, keep_going)
 }
 
-/// Builds and runs a checked scenario.
-pub fn run_scenario(s: &Scenario) -> Result<RunReport, scenario::ScenarioError> {
+/// Builds and runs a checked scenario, asking `keep_going` every million or so events.
+pub fn run_scenario(s: &Scenario, keep_going: impl FnMut() -> bool) -> Result<RunReport, CoreError> {
     let started = Instant::now();
     let built = scenario::build(s)?;
     let mut sim = Simulation::new(built.network, built.limits);
-    let _: StopReason = sim.run();
+    let _: StopReason = sim.run_in_slices(CHECK_EVERY, keep_going).ok_or(CoreError::Interrupted)?;
     let wall = started.elapsed().as_secs_f64();
     let summary = sim.summary(&s.name, s.seed);
     let events_per_s = if wall > 0.0 { summary.events as f64 / wall } else { 0.0 };

@@ -74,3 +74,25 @@ fn run_until_in_steps_equals_one_run() {
     let b = serde_json::to_string(&steps.summary("x", 1)).unwrap();
     assert_eq!(a, b);
 }
+
+#[test]
+fn running_in_slices_changes_nothing_and_can_be_stopped_between_slices() {
+    let text =
+        BUSY.replace("size = \"5 GB\"", "size = \"20 MB\"").replace("stop = \"10 s\"", "stop = \"50 ms\"");
+    let mut whole = simulation(&text);
+    whole.run();
+    let mut sliced = simulation(&text);
+    assert!(sliced.run_in_slices(1000, || true).is_some());
+    assert_eq!(
+        serde_json::to_string(&whole.summary("x", 1)).unwrap(),
+        serde_json::to_string(&sliced.summary("x", 1)).unwrap()
+    );
+    let mut interrupted = simulation(&text);
+    let mut checks = 0;
+    let outcome = interrupted.run_in_slices(1000, || {
+        checks += 1;
+        checks < 3
+    });
+    assert_eq!(outcome, None);
+    assert_eq!(interrupted.scheduler().events_executed(), 3000);
+}

@@ -13,7 +13,9 @@ use errors::{guard, to_py_err};
 /// Runs a scenario given as TOML text; returns the run report as JSON text.
 ///
 /// `overrides` are `(key path, value)` pairs applied in order; `seed` replaces the
-/// scenario's seed. The GIL is released while the simulation runs.
+/// scenario's seed. The GIL is released while the simulation runs; every million or so
+/// events the run briefly takes it back to look for signals, so Ctrl-C stops a long run
+/// (as `KeyboardInterrupt`).
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new(), seed = None))]
 fn run(
@@ -24,7 +26,8 @@ fn run(
 ) -> PyResult<String> {
     let outcome = py.detach(|| {
         guard(|| {
-            let report = ethersim_core::run_text(&text, &overrides, seed)?;
+            let keep_going = || Python::attach(|py| py.check_signals().is_ok());
+            let report = ethersim_core::run::run_text_with(&text, &overrides, seed, keep_going)?;
             // A report is plain data (numbers, strings, lists): serializing cannot fail.
             Ok(serde_json::to_string(&report).expect("report serializes"))
         })

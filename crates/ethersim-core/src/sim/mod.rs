@@ -39,6 +39,25 @@ impl Simulation {
         reason
     }
 
+    /// Runs to the end like [`Simulation::run`], but in slices of `slice` events, asking
+    /// `keep_going` between slices; stops early (returning `None`) when it says no.
+    /// Slicing does not change the result: the events run are the same.
+    pub fn run_in_slices(&mut self, slice: u64, mut keep_going: impl FnMut() -> bool) -> Option<StopReason> {
+        let budget = self.limits.max_events.unwrap_or(u64::MAX);
+        loop {
+            let next = self.scheduler.events_executed().saturating_add(slice.max(1)).min(budget);
+            let limits = RunLimits { max_events: Some(next), ..self.limits };
+            let reason = self.scheduler.run(&mut self.network, limits);
+            self.stop = Some(reason);
+            if reason != StopReason::EventBudget || next == budget {
+                return Some(reason);
+            }
+            if !keep_going() {
+                return None;
+            }
+        }
+    }
+
     /// Runs every event at or before `t` (or less, if a limit of the scenario comes
     /// first), then stops with the clock at `t`. Can be called again with a later `t`
     /// to continue; the result is the same as one run to the later instant.
