@@ -30,6 +30,7 @@ def run_cli(tmp_path: Path, text: str, *extra: str) -> subprocess.CompletedProce
         capture_output=True,
         text=True,
         check=False,
+        cwd=tmp_path,
     )
 
 
@@ -214,6 +215,18 @@ CASES = [
         GOOD,
         ["--set", "apps[0].start=1.0e-2147483648 s"],
         ["apps[0].start", "exponent out of range"],
+    ),
+    (
+        "timeline beyond the clock",
+        GOOD,
+        ["--set", "links[0].rate=1 b/s", "--set", "apps[0].size=10 MB"],
+        ["beyond the engine's clock"],
+    ),
+    (
+        "out path too long",
+        GOOD,
+        ["--set", "apps[0].size=1 MB", "--out", "x" * 300],
+        ["cannot create results folder", "File name too long"],
     ),
     ("negative seed", GOOD, ["--seed", "-1"], ["seed", "out of range"]),
     (

@@ -140,13 +140,19 @@ def run(
     """Run a scenario and print its results."""
     try:
         result = api.run(scenario, overrides=set_ or [], seed=seed)
-        if out is not None:
-            result.write(out)
     except EthersimError as e:
         raise _fail(e) from None
     except KeyboardInterrupt:
         err_console.print("interrupted: nothing was written", highlight=False)
         raise typer.Exit(130) from None
+    if out is not None:
+        try:
+            result.write(out)
+        except EthersimError as e:
+            raise _fail(e) from None
+        except KeyboardInterrupt:
+            err_console.print(f"interrupted while writing results to {out}", highlight=False)
+            raise typer.Exit(130) from None
     if not quiet:
         _print_summary(result)
         if out is not None:

@@ -86,8 +86,8 @@ class Result:
         nothing but ethersim's result files); anything else raises :class:`OutputError`.
         """
         out = Path(out_dir).absolute()
-        _check_replaceable(out)
         try:
+            _check_replaceable(out)
             out.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         except OSError as e:
@@ -98,9 +98,15 @@ class Result:
             (tmp / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
             for key in TABLES:
                 self._table(key).to_parquet(tmp / f"{key}.parquet", index=False)
+            # Move an earlier results folder aside before putting the new one in place, so
+            # that at no moment are both gone; then delete the old one.
+            old = None
             if out.exists():
-                shutil.rmtree(out)
+                old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+                os.replace(out, old / out.name)
             os.replace(tmp, out)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
         except OSError as e:
             shutil.rmtree(tmp, ignore_errors=True)
             raise OutputError(f"cannot write results to {str(out)!r}: {e}") from None

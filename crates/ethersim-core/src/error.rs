@@ -8,7 +8,4 @@ pub enum CoreError {
     /// The scenario is malformed or inconsistent.
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    /// The caller asked the run to stop (an interrupt from the user).
-    #[error("the run was interrupted")]
-    Interrupted,
 }

@@ -27,42 +27,67 @@ pub fn validate_text(text: &str, overrides: &[(String, String)]) -> Result<Scena
     Ok(s)
 }
 
-/// Events between two calls of a run's `keep_going` check: rare enough to cost nothing
-/// (a few milliseconds of work), frequent enough to answer an interrupt at once.
-const CHECK_EVERY: u64 = 1 << 20;
-
 /// Runs the scenario in `text` with `overrides` applied; `seed` replaces the file's seed.
 pub fn run_text(
     text: &str,
     overrides: &[(String, String)],
     seed: Option<u64>,
 ) -> Result<RunReport, CoreError> {
-    run_text_with(text, overrides, seed, || true)
+    let mut run = Run::prepare(text, overrides, seed)?;
+    let reason = loop {
+        if let Some(reason) = run.advance(u64::MAX) {
+            break reason;
+        }
+    };
+    run.report(reason)
 }
 
-/// Like [`run_text`], asking `keep_going` every million or so events; a `false` ends the
-/// run with [`CoreError::Interrupted`].
-pub fn run_text_with(
-    text: &str,
-    overrides: &[(String, String)],
-    seed: Option<u64>,
-    keep_going: impl FnMut() -> bool,
-) -> Result<RunReport, CoreError> {
-    let mut s = scenario::load(text, overrides)?;
-    if let Some(seed) = seed {
-        s.seed = seed;
+/// A run in progress, advanced in slices so that a caller can do other work between
+/// them (the Python front looks for Ctrl-C). Slicing does not change the result.
+#[derive(Debug)]
+pub struct Run {
+    sim: Simulation,
+    name: String,
+    seed: u64,
+    started: Instant,
+}
+
+impl Run {
+    /// Parses, overrides, checks and builds the scenario in `text`; `seed` replaces its seed.
+    pub fn prepare(text: &str, overrides: &[(String, String)], seed: Option<u64>) -> Result<Run, CoreError> {
+        let started = Instant::now();
+        let mut s = scenario::load(text, overrides)?;
+        if let Some(seed) = seed {
+            s.seed = seed;
+        }
+        let built = scenario::build(&s)?;
+        Ok(Run { sim: Simulation::new(built.network, built.limits), name: s.name, seed: s.seed, started })
     }
-    run_scenario(&s, keep_going)
-}
 
-/// Builds and runs a checked scenario, asking `keep_going` every million or so events.
-pub fn run_scenario(s: &Scenario, keep_going: impl FnMut() -> bool) -> Result<RunReport, CoreError> {
-    let started = Instant::now();
-    let built = scenario::build(s)?;
-    let mut sim = Simulation::new(built.network, built.limits);
-    let _: StopReason = sim.run_in_slices(CHECK_EVERY, keep_going).ok_or(CoreError::Interrupted)?;
-    let wall = started.elapsed().as_secs_f64();
-    let summary = sim.summary(&s.name, s.seed);
-    let events_per_s = if wall > 0.0 { summary.events as f64 / wall } else { 0.0 };
-    Ok(RunReport { summary, wall_time_s: wall, events_per_s })
+    /// Runs at most `events` more events; returns why the run ended, or `None` if it has
+    /// more to do.
+    pub fn advance(&mut self, events: u64) -> Option<StopReason> {
+        self.sim.run_slice(events)
+    }
+
+    /// The report of a run that ended for `reason`; a run that went beyond the clock's
+    /// range is an error instead.
+    pub fn report(self, reason: StopReason) -> Result<RunReport, CoreError> {
+        if reason == StopReason::ClockOverflow {
+            return Err(scenario::ScenarioError::at(
+                "",
+                format!(
+                    "the simulation needs instants beyond the engine's clock (about 213 days of \
+                     simulated time; it stopped at {}): shorten the scenario's timeline \
+                     (slower rates, larger transfers and longer delays stretch it)",
+                    self.sim.scheduler().now()
+                ),
+            )
+            .into());
+        }
+        let wall = self.started.elapsed().as_secs_f64();
+        let summary = self.sim.summary(&self.name, self.seed);
+        let events_per_s = if wall > 0.0 { summary.events as f64 / wall } else { 0.0 };
+        Ok(RunReport { summary, wall_time_s: wall, events_per_s })
+    }
 }

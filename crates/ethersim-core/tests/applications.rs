@@ -99,3 +99,13 @@ size = "{size} B"
         assert!(d >= (2 * N - 4 - 2) * frame_ps && d <= 2 * N * frame_ps, "{d}");
     }
 }
+
+/// A timeline longer than the clock (10 MB at 1 b/s: about 2.5 years) stops with an error
+/// instead of piling events up at the clock's last instant.
+#[test]
+fn a_timeline_beyond_the_clock_is_an_error_not_a_clamp() {
+    let app = "kind = \"udp_file\"\nsize = \"10 MB\"";
+    let text = two_hosts("1 b/s", "0 s", 8, app);
+    let err = ethersim_core::run_text(&text, &[], None).unwrap_err();
+    assert!(err.to_string().contains("beyond the engine's clock"), "{err}");
+}

@@ -103,10 +103,9 @@ fn adding_an_application_does_not_shift_another_ones_random_numbers() {
     let flow = |text: &str| {
         let r = run_text(text, &[], Some(9)).unwrap();
         let f = r.summary.flows.into_iter().find(|f| f.name == "p").unwrap();
-        (f.packets_sent, f.delay.mean_s.to_bits())
+        f.packets_sent
     };
-    let (sent, _) = flow(&base);
-    assert!(sent > 0);
-    // Only the sending side is compared: the extra flow does not cross h1's uplink.
-    assert_eq!(flow(&base).0, flow(&shifted).0);
+    assert!(flow(&base) > 0);
+    // The sending side is compared: it depends only on the application's own stream.
+    assert_eq!(flow(&base), flow(&shifted));
 }

@@ -76,23 +76,24 @@ fn run_until_in_steps_equals_one_run() {
 }
 
 #[test]
-fn running_in_slices_changes_nothing_and_can_be_stopped_between_slices() {
+fn running_in_slices_changes_nothing_and_stops_at_each_slice() {
     let text =
         BUSY.replace("size = \"5 GB\"", "size = \"20 MB\"").replace("stop = \"10 s\"", "stop = \"50 ms\"");
     let mut whole = simulation(&text);
     whole.run();
     let mut sliced = simulation(&text);
-    assert!(sliced.run_in_slices(1000, || true).is_some());
+    let mut slices = 1;
+    while sliced.run_slice(1000).is_none() {
+        slices += 1;
+    }
+    assert!(slices > 10, "{slices} slices");
     assert_eq!(
         serde_json::to_string(&whole.summary("x", 1)).unwrap(),
         serde_json::to_string(&sliced.summary("x", 1)).unwrap()
     );
-    let mut interrupted = simulation(&text);
-    let mut checks = 0;
-    let outcome = interrupted.run_in_slices(1000, || {
-        checks += 1;
-        checks < 3
-    });
-    assert_eq!(outcome, None);
-    assert_eq!(interrupted.scheduler().events_executed(), 3000);
+    let mut partial = simulation(&text);
+    for _ in 0..3 {
+        assert_eq!(partial.run_slice(1000), None);
+    }
+    assert_eq!(partial.scheduler().events_executed(), 3000);
 }

@@ -44,9 +44,6 @@ fn instantiate<'py, A: pyo3::call::PyCallArgs<'py>>(py: Python<'py>, class: &str
 pub fn to_py_err(py: Python<'_>, e: GlueError) -> PyErr {
     match e {
         GlueError::Core(CoreError::Scenario(s)) => instantiate(py, "ScenarioError", (s.message, s.path)),
-        GlueError::Core(CoreError::Interrupted) => {
-            pyo3::exceptions::PyKeyboardInterrupt::new_err("the run was interrupted")
-        }
         GlueError::Panic(msg) => instantiate(
             py,
             "InternalError",

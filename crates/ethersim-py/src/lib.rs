@@ -10,12 +10,17 @@ use pyo3::prelude::*;
 
 use errors::{guard, to_py_err};
 
+/// Events between two looks for Python signals: rare enough to cost nothing (a few
+/// milliseconds of simulation), frequent enough to answer Ctrl-C at once.
+const SIGNAL_CHECK_EVERY: u64 = 1 << 20;
+
 /// Runs a scenario given as TOML text; returns the run report as JSON text.
 ///
 /// `overrides` are `(key path, value)` pairs applied in order; `seed` replaces the
 /// scenario's seed. The GIL is released while the simulation runs; every million or so
-/// events the run briefly takes it back to look for signals, so Ctrl-C stops a long run
-/// (as `KeyboardInterrupt`).
+/// events the run briefly takes it back to run Python's signal handlers, so Ctrl-C stops
+/// a long run. Whatever a handler raises (`KeyboardInterrupt`, a caller's timeout,
+/// `SystemExit`) is what this function raises.
 #[pyfunction]
 #[pyo3(signature = (text, overrides = Vec::new(), seed = None))]
 fn run(
@@ -24,15 +29,51 @@ fn run(
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
 ) -> PyResult<String> {
-    let outcome = py.detach(|| {
-        guard(|| {
-            let keep_going = || Python::attach(|py| py.check_signals().is_ok());
-            let report = ethersim_core::run::run_text_with(&text, &overrides, seed, keep_going)?;
-            // A report is plain data (numbers, strings, lists): serializing cannot fail.
-            Ok(serde_json::to_string(&report).expect("report serializes"))
-        })
+    let outcome = py.detach(|| -> Result<String, Stopped> {
+        let mut run = guard(|| ethersim_core::run::Run::prepare(&text, &overrides, seed))?;
+        let reason = loop {
+            // Each slice runs under the panic guard; Python is called only between slices,
+            // outside it, so nothing Python does (even ending a thread) unwinds into it.
+            if let Some(reason) = guard(|| Ok(run.advance(SIGNAL_CHECK_EVERY)))? {
+                break reason;
+            }
+            // A closure, not the method path: the path does not meet try_attach's
+            // higher-ranked lifetime bound.
+            #[allow(clippy::redundant_closure_for_method_calls)]
+            let signals = Python::try_attach(|py| py.check_signals());
+            match signals {
+                Some(Ok(())) => {}
+                Some(Err(raised)) => return Err(Stopped::Signal(raised)),
+                None => return Err(Stopped::Finalizing),
+            }
+        };
+        let report = guard(|| run.report(reason))?;
+        // A report is plain data (numbers, strings, lists): serializing cannot fail.
+        Ok(serde_json::to_string(&report).expect("report serializes"))
     });
-    outcome.map_err(|e| to_py_err(py, e))
+    outcome.map_err(|stopped| match stopped {
+        Stopped::Error(e) => to_py_err(py, e),
+        Stopped::Signal(raised) => raised,
+        Stopped::Finalizing => pyo3::exceptions::PyRuntimeError::new_err(
+            "the interpreter is shutting down; the run was abandoned",
+        ),
+    })
+}
+
+/// Why `run` returned without a report.
+enum Stopped {
+    /// The core reported an error or panicked.
+    Error(errors::GlueError),
+    /// A Python signal handler raised this.
+    Signal(PyErr),
+    /// The interpreter began shutting down.
+    Finalizing,
+}
+
+impl From<errors::GlueError> for Stopped {
+    fn from(e: errors::GlueError) -> Self {
+        Stopped::Error(e)
+    }
 }
 
 /// Checks a scenario without running it; returns the completed scenario (defaults

@@ -59,6 +59,9 @@ pub enum StopReason {
     TimeLimit,
     /// The event budget was spent.
     EventBudget,
+    /// The next event lies beyond the clock's range (about 213 days): the scenario's
+    /// timeline does not fit in the engine's picoseconds. Nothing past it was run.
+    ClockOverflow,
 }
 
 impl<E> Scheduler<E> {
@@ -110,6 +113,9 @@ impl<E> Scheduler<E> {
                     }
                     return StopReason::WorkDone;
                 }
+                // Time arithmetic saturates at SimTime::MAX, so an event there is one whose
+                // true instant overflowed.
+                Some(SimTime::MAX) => return StopReason::ClockOverflow,
                 Some(t) if t > until => {
                     // The clock never runs backwards, even if `until` is in the past.
                     self.now = self.now.max(until);
@@ -162,6 +168,14 @@ mod tests {
         // Ticks at 0, 10, 20 and 30 us: the one at the limit runs.
         assert_eq!(m.seen.len(), 4);
         assert_eq!(s.now(), SimTime(30_000_000));
+    }
+
+    #[test]
+    fn an_event_beyond_the_clock_stops_the_run() {
+        let (mut s, mut m) = ticker(usize::MAX);
+        m.period = Duration(u64::MAX / 3);
+        assert_eq!(s.run(&mut m, RunLimits::default()), StopReason::ClockOverflow);
+        assert_eq!(m.seen.len(), 3, "0, MAX/3 and 2·MAX/3 run; 3·MAX/3 saturates");
     }
 
     #[test]

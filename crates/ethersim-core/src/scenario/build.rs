@@ -139,8 +139,9 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<App>, Vec<String>)> {
         let path = format!("apps[{i}]");
         let name = spec.name().map_or_else(|| path.clone(), str::to_owned);
         if names.contains(&name) {
+            let key = if spec.name().is_some() { format!("{path}.name") } else { path.clone() };
             return Err(ScenarioError::at(
-                format!("{path}.name"),
+                key,
                 format!("application name {name:?} is used twice; names must be unique"),
             ));
         }

@@ -50,8 +50,9 @@ const SIZE_UNITS: &[(&str, u128)] = &[
     ("TiB", 1 << 40),
 ];
 
-/// Largest time a scenario may give: 10^6 s (11.6 days). The engine's clock spans about
-/// 213 days; keeping every input far below that keeps every sum of them exact.
+/// Largest time a scenario may give: 10^6 s (11.6 days), well inside the engine's clock
+/// (about 213 days). A run whose events still go beyond the clock (a long transfer at a
+/// very low rate, say) stops with an error rather than a clamped time.
 pub const MAX_TIME: Duration = Duration::from_secs(1_000_000);
 /// Largest rate a scenario may give: 100 Tb/s.
 pub const MAX_RATE: BitRate = BitRate(100_000_000_000_000);
@@ -135,13 +136,15 @@ fn parse_scaled(text: &str, units: &[(&str, u128)], what: &str, grid: &str) -> R
         let p = 10u128.checked_pow(exp10.unsigned_abs()).ok_or_else(too_large)?;
         value = value.checked_mul(p).ok_or_else(too_large)?;
     } else {
-        let p = 10u128.checked_pow(exp10.unsigned_abs()).unwrap_or(u128::MAX);
-        if value % p != 0 {
-            return Err(UnitError(format!(
-                "{text:?} is not a whole number of {grid}; the engine does not round"
-            )));
-        }
-        value /= p;
+        // 10^k for k > 38 exceeds u128, and then only a zero value divides exactly.
+        let exact = match 10u128.checked_pow(exp10.unsigned_abs()) {
+            Some(p) if value % p == 0 => Some(value / p),
+            None if value == 0 => Some(0),
+            _ => None,
+        };
+        value = exact.ok_or_else(|| {
+            UnitError(format!("{text:?} is not a whole number of {grid}; the engine does not round"))
+        })?;
     }
     u64::try_from(value).map_err(|_| too_large())
 }
@@ -286,6 +289,10 @@ mod tests {
         assert!(parse_rate("101 Tb/s").unwrap_err().0.contains("100 Tb/s"));
         assert!(parse_size("2000 TB").unwrap_err().0.contains("larger than"));
         assert_eq!(parse_duration("1000000 s").unwrap(), MAX_TIME);
+        // A huge mantissa with a very negative exponent is a tiny fraction, not 1 ps.
+        let tiny = parse_duration("340282366920938463463374607431768211455e-60 ps").unwrap_err();
+        assert!(tiny.0.contains("whole number of picoseconds"), "{tiny}");
+        assert_eq!(parse_duration("0e-50 s").unwrap(), Duration::ZERO);
     }
 
     proptest! {
@@ -314,7 +321,7 @@ mod tests {
         }
 
         #[test]
-        fn any_number_and_exponent_never_panics(m in "[0-9]{0,30}(\\.[0-9]{0,30})?", e in any::<i64>(), unit in "(s|ms|B|MB|Gb/s)") {
+        fn any_number_and_exponent_never_panics(m in "[0-9]{0,30}(\\.[0-9]{0,30})?", e in -100i64..100, unit in "(s|ms|B|MB|Gb/s)") {
             let text = format!("{m}e{e} {unit}");
             let _ = parse_duration(&text);
             let _ = parse_rate(&text);

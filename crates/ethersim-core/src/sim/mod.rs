@@ -39,23 +39,16 @@ impl Simulation {
         reason
     }
 
-    /// Runs to the end like [`Simulation::run`], but in slices of `slice` events, asking
-    /// `keep_going` between slices; stops early (returning `None`) when it says no.
-    /// Slicing does not change the result: the events run are the same.
-    pub fn run_in_slices(&mut self, slice: u64, mut keep_going: impl FnMut() -> bool) -> Option<StopReason> {
+    /// Runs at most `events` more events (fewer if the run ends first). Returns why the
+    /// run ended, or `None` if it has more to do. Running in slices gives exactly the
+    /// result of one [`Simulation::run`]: the events run are the same.
+    pub fn run_slice(&mut self, events: u64) -> Option<StopReason> {
         let budget = self.limits.max_events.unwrap_or(u64::MAX);
-        loop {
-            let next = self.scheduler.events_executed().saturating_add(slice.max(1)).min(budget);
-            let limits = RunLimits { max_events: Some(next), ..self.limits };
-            let reason = self.scheduler.run(&mut self.network, limits);
-            self.stop = Some(reason);
-            if reason != StopReason::EventBudget || next == budget {
-                return Some(reason);
-            }
-            if !keep_going() {
-                return None;
-            }
-        }
+        let next = self.scheduler.events_executed().saturating_add(events.max(1)).min(budget);
+        let reason =
+            self.scheduler.run(&mut self.network, RunLimits { max_events: Some(next), ..self.limits });
+        self.stop = Some(reason);
+        (reason != StopReason::EventBudget || next == budget).then_some(reason)
     }
 
     /// Runs every event at or before `t` (or less, if a limit of the scenario comes
