@@ -68,8 +68,10 @@ def test_write_is_all_or_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == [
         "flows.parquet",
         "hosts.parquet",
+        "links.parquet",
         "ports.parquet",
         "run.json",
+        "series.parquet",
         "summary.json",
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["res"]

@@ -110,21 +110,46 @@ def _print_summary(result: Result) -> None:
             _fmt_time(f["delay"]["p99_s"]),
         )
     out_console.print(flows)
+    pings = [f for f in s["flows"] if "rtt" in f]
+    if pings:
+        rtt = Table(title="round trips", title_justify="left")
+        for col in ("flow", "requests", "replies", "rtt mean", "std", "p50", "p99", "max"):
+            rtt.add_column(col, justify="left" if col == "flow" else "right")
+        for f in pings:
+            r = f["rtt"]
+            rtt.add_row(
+                f["name"],
+                f"{f['ping_requests']:,}",
+                f"{f['ping_replies']:,}",
+                *(_fmt_time(r[k]) for k in ("mean_s", "std_s", "p50_s", "p99_s", "max_s")),
+            )
+        out_console.print(rtt)
     ports = Table(title="ports", title_justify="left")
-    for col in ("port", "frames", "drops", "max queue", "mean queue", "utilization"):
+    port_columns = ("frames", "drops", "lost on wire", "max queue", "mean queue", "utilization")
+    for col in ("port", *port_columns):
         ports.add_column(col, justify="left" if col == "port" else "right")
     for p in s["ports"]:
-        if p["frames_sent"] == 0 and p["drops"] == 0:
+        if p["frames_sent"] == 0 and p["drops"] == 0 and p["wire_losses"] == 0:
             continue
         ports.add_row(
             f"{p['node']} → {p['peer']}",
             f"{p['frames_sent']:,}",
             f"{p['drops']:,}",
+            f"{p['wire_losses']:,}",
             f"{p['max_queue_bytes']:,} B",
             f"{p['mean_queue_bytes']:,.0f} B",
             f"{100 * p['utilization']:.1f}%",
         )
     out_console.print(ports)
+    dark = [link for link in s["links"] if link["outages"] > 0]
+    if dark:
+        links = Table(title="links", title_justify="left")
+        for col in ("link", "outages", "dark"):
+            links.add_column(col, justify="left" if col == "link" else "right")
+        for link in dark:
+            a, b = link["between"]
+            links.add_row(f"{a} ↔ {b}", f"{link['outages']:,}", _fmt_time(link["dark_s"]))
+        out_console.print(links)
 
 
 @app.command()

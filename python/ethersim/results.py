@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["Result"]
 
 #: Tables written beside ``summary.json``, by the summary key they come from.
-TABLES = ("flows", "ports", "hosts")
+TABLES = ("flows", "ports", "links", "hosts", "series")
 
 #: Every file a results folder holds; a folder with anything else is not replaced.
 RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in TABLES)})
@@ -54,8 +54,20 @@ class Result:
         # pandas is imported on first use: a run that only prints needs none of it.
         import pandas as pd
 
+        if key == "series":
+            return self._series_table()
         # Nested records ({"delay": {"mean_s": ...}}) become flat columns ("delay_mean_s").
-        return pd.json_normalize(self.summary[key], sep="_")
+        return pd.json_normalize(self.summary.get(key, []), sep="_")
+
+    def _series_table(self) -> pd.DataFrame:
+        import pandas as pd
+
+        rows = [
+            (s["port"], s["quantity"], t, t * 1e-12, v)
+            for s in self.summary.get("series", [])
+            for t, v in zip(s["t_ps"], s["value"], strict=True)
+        ]
+        return pd.DataFrame(rows, columns=["port", "quantity", "t_ps", "t_s", "value"])
 
     @cached_property
     def flows(self) -> pd.DataFrame:
@@ -68,9 +80,20 @@ class Result:
         return self._table("ports")
 
     @cached_property
+    def links(self) -> pd.DataFrame:
+        """One row per link: outages begun and time spent dark."""
+        return self._table("links")
+
+    @cached_property
     def hosts(self) -> pd.DataFrame:
         """One row per host: packets sent and received, receive-ring drops."""
         return self._table("hosts")
+
+    @cached_property
+    def series(self) -> pd.DataFrame:
+        """Time series asked for in the scenario, long format: one row per change point
+        (``port``, ``quantity``, ``t_ps``, ``t_s``, ``value``: the level from ``t`` on)."""
+        return self._table("series")
 
     def summary_json(self) -> str:
         """The summary as canonical JSON text (sorted keys, fixed indentation)."""

@@ -25,6 +25,19 @@ id!(
     PortId
 );
 id!(
-    /// An application and the flow it sends.
+    /// A flow: one conversation between two endpoints, one row of the results.
     FlowId
 );
+id!(
+    /// A link: a channel joining ports (point-to-point now, a shared bus later).
+    LinkId
+);
+id!(
+    /// An endpoint: one end of one or more flows, living on a host.
+    EndpointId
+);
+
+impl FlowId {
+    /// No flow: what a MAC control frame belongs to.
+    pub const NONE: FlowId = FlowId(u32::MAX);
+}

@@ -7,6 +7,14 @@
 //! rate), the result is rounded **up** to the next picosecond, so a frame never leaves
 //! the wire earlier than physics allows; the rule is applied in exactly one place,
 //! [`BitRate::time_to_send`].
+//!
+//! Two instants are special and distinct. [`SimTime::END`] is the last instant the clock
+//! holds: adding a duration that would go beyond it saturates there, so an instant that
+//! overflowed is recognisable (the scheduler stops with a clock-overflow error rather
+//! than running it). [`SimTime::NEVER`] lies beyond even that and means "no such
+//! instant": a deadline that is not set, a gate closed until someone opens it. Adding to
+//! `NEVER` stays `NEVER`; it is never scheduled. Subtracting a later instant from an
+//! earlier one is a bug, caught in every build (it never wraps).
 
 use std::fmt;
 use std::ops::{Add, AddAssign, Sub};
@@ -33,8 +41,10 @@ pub struct Bytes(pub u64);
 impl SimTime {
     /// The start of every run.
     pub const ZERO: SimTime = SimTime(0);
-    /// The largest representable instant; used as "never".
-    pub const MAX: SimTime = SimTime(u64::MAX);
+    /// The last instant the clock holds; arithmetic that would go beyond saturates here.
+    pub const END: SimTime = SimTime(u64::MAX - 1);
+    /// No instant at all: an unset deadline. Later than every instant, including [`SimTime::END`].
+    pub const NEVER: SimTime = SimTime(u64::MAX);
 
     /// Picoseconds since the start of the run.
     pub const fn as_ps(self) -> u64 {
@@ -49,6 +59,16 @@ impl SimTime {
     /// The span from `earlier` to `self`; zero if `earlier` is later.
     pub fn saturating_since(self, earlier: SimTime) -> Duration {
         Duration(self.0.saturating_sub(earlier.0))
+    }
+
+    /// The span from `earlier` to `self`, or `None` if `earlier` is later.
+    pub fn checked_since(self, earlier: SimTime) -> Option<Duration> {
+        self.0.checked_sub(earlier.0).map(Duration)
+    }
+
+    /// Whether this is [`SimTime::NEVER`].
+    pub const fn is_never(self) -> bool {
+        self.0 == u64::MAX
     }
 }
 
@@ -142,8 +162,12 @@ impl Bytes {
 
 impl Add<Duration> for SimTime {
     type Output = SimTime;
+    /// The instant `d` after `self`: saturates at [`SimTime::END`]; `NEVER` stays `NEVER`.
     fn add(self, d: Duration) -> SimTime {
-        SimTime(self.0.saturating_add(d.0))
+        if self.is_never() {
+            return self;
+        }
+        SimTime(self.0.saturating_add(d.0).min(SimTime::END.0))
     }
 }
 
@@ -158,9 +182,11 @@ impl Sub for SimTime {
     /// The span between two instants.
     ///
     /// # Panics
-    /// In debug builds, if `rhs` is later than `self`.
+    /// In every build, if `rhs` is later than `self`: time never runs backwards, so this
+    /// is a bug in the caller. Use [`SimTime::checked_since`] or
+    /// [`SimTime::saturating_since`] where either order is possible.
     fn sub(self, rhs: SimTime) -> Duration {
-        Duration(self.0 - rhs.0)
+        self.checked_since(rhs).unwrap_or_else(|| panic!("time subtraction {self} - {rhs} would be negative"))
     }
 }
 
@@ -180,6 +206,9 @@ impl Add for Bytes {
 
 impl fmt::Display for SimTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_never() {
+            return write!(f, "never");
+        }
         write!(f, "{}", Duration(self.0))
     }
 }
@@ -260,6 +289,27 @@ mod tests {
     fn bytes_in_inverts_time_to_send_on_exact_rates() {
         let r = BitRate::mbps(100);
         assert_eq!(r.bytes_in(r.time_to_send(Bytes(1500))), Bytes(1500));
+    }
+
+    #[test]
+    fn overflow_saturates_at_end_and_never_stays_never() {
+        assert_eq!(SimTime(u64::MAX - 5) + Duration(100), SimTime::END);
+        assert_eq!(SimTime::END + Duration(1), SimTime::END);
+        assert_eq!(SimTime::NEVER + Duration(1), SimTime::NEVER);
+        assert!(SimTime::END < SimTime::NEVER);
+        assert_eq!(SimTime::NEVER.to_string(), "never");
+    }
+
+    #[test]
+    #[should_panic(expected = "would be negative")]
+    fn subtracting_a_later_instant_panics_instead_of_wrapping() {
+        let _ = SimTime(5) - SimTime(6);
+    }
+
+    #[test]
+    fn checked_since_refuses_negative_spans() {
+        assert_eq!(SimTime(7).checked_since(SimTime(5)), Some(Duration(2)));
+        assert_eq!(SimTime(5).checked_since(SimTime(7)), None);
     }
 
     #[test]

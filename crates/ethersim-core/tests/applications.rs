@@ -18,8 +18,8 @@ fn rate_paced_file_transfer_completes_on_schedule() {
     let interval_ps = 1000 * 8 * 10_000; // 8000 bits at 100 Mb/s = 80 us
     let frame = 14 + 20 + 8 + 1000 + 4;
     let wire_ps = (8 + frame) * 8 * 1000; // at 1 Gb/s, 1 ns per bit
-    let app = &sim.network().apps[0];
-    assert_eq!(app.received.packets, N);
+    let app = &sim.network().flows[0];
+    assert_eq!(app.forward().packets_received, N);
     assert_eq!(app.completed_at, Some(SimTime((N - 1) * interval_ps + wire_ps)));
 }
 
@@ -30,9 +30,9 @@ fn constant_rate_source_stops_before_its_stop_time() {
     let app = "kind = \"constant_rate\"\nrate = \"100 Mb/s\"\npayload = \"125 B\"\nstart = \"3 us\"\nstop = \"1003 us\"";
     let mut sim = simulation(&two_hosts("1 Gb/s", "0 s", 8, app));
     sim.run();
-    let app = &sim.network().apps[0];
-    assert_eq!(app.sent.packets, 100);
-    assert_eq!(app.received.packets, 100);
+    let app = &sim.network().flows[0];
+    assert_eq!(app.forward().packets_sent, 100);
+    assert_eq!(app.forward().packets_received, 100);
 }
 
 /// A source at twice the line rate on a host with one transmit buffer: the buffer is
@@ -45,10 +45,10 @@ fn a_source_faster_than_its_host_loses_half_at_the_sender() {
     let app = "kind = \"constant_rate\"\nrate = \"1914174252 b/s\"\ncount = 1000";
     let mut sim = simulation(&two_hosts("1 Gb/s", "0 s", 1, app));
     sim.run();
-    let app = &sim.network().apps[0];
-    assert_eq!(app.sent.packets + app.sent.send_drops, 1000);
-    assert_eq!(app.sent.packets, 500);
-    assert_eq!(app.received.packets, 500);
+    let app = &sim.network().flows[0];
+    assert_eq!(app.forward().packets_sent + sim.network().endpoints[0].send_drops(), 1000);
+    assert_eq!(app.forward().packets_sent, 500);
+    assert_eq!(app.forward().packets_received, 500);
 }
 
 #[test]
@@ -93,7 +93,7 @@ size = "{size} B"
     let mut sim = simulation(&text);
     sim.run();
     let frame_ps = 1538 * 8 * 1000;
-    let done: Vec<u64> = sim.network().apps.iter().map(|a| a.completed_at.unwrap().as_ps()).collect();
+    let done: Vec<u64> = sim.network().flows.iter().map(|a| a.completed_at.unwrap().as_ps()).collect();
     assert!(done[0].abs_diff(done[1]) <= (4 + 1) * frame_ps, "{done:?}");
     for d in done {
         assert!(d >= (2 * N - 4 - 2) * frame_ps && d <= 2 * N * frame_ps, "{d}");

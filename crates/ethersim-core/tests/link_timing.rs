@@ -19,7 +19,7 @@ fn a_maximum_frame_occupies_a_gigabit_wire_for_exactly_12304_ns() {
     // Delivered when its last bit arrives: (8 + 1518) bytes at 1 ns per bit. The run ends
     // there, with the inter-frame gap still to come.
     let end = SimTime((8 + 1518) * 8 * NS);
-    assert_eq!(sim.network().apps[0].received.last_rx, Some(end));
+    assert_eq!(sim.network().flows[0].forward().last_rx, Some(end));
     assert_eq!(sim.scheduler().now(), end);
     let port = &sim.network().ports[0];
     assert_eq!(port.frames_sent_by(end), 1);
@@ -48,10 +48,14 @@ fn back_to_back_frames_arrive_at_exact_instants() {
     for k in 0..N {
         let mut before = simulation_until(&text, SimTime(arrival(k).0 - 1));
         before.run();
-        assert_eq!(before.network().apps[0].received.packets, k, "frame {k} arrived early");
+        assert_eq!(before.network().flows[0].forward().packets_received, k, "frame {k} arrived early");
         let mut at = simulation_until(&text, arrival(k));
         at.run();
-        assert_eq!(at.network().apps[0].received.packets, k + 1, "frame {k} not there at its instant");
+        assert_eq!(
+            at.network().flows[0].forward().packets_received,
+            k + 1,
+            "frame {k} not there at its instant"
+        );
     }
 }
 
@@ -90,12 +94,12 @@ count = 3
 "#;
     let mut sim = simulation(text);
     sim.run();
-    let app = &sim.network().apps[0];
+    let app = &sim.network().flows[0];
     let frame = 14 + 20 + 8 + 100 + 4; // Ethernet + IPv4 + UDP headers, payload, FCS
     let per_hop = Duration::from_ns((8 + frame) * 8);
     let expected = per_hop.as_ps() * 3 + Duration::from_us(1 + 2 + 3).as_ps();
-    let d = app.received.delay.summary();
-    assert_eq!(app.received.packets, 3);
+    let d = app.counters.delay.summary();
+    assert_eq!(app.forward().packets_received, 3);
     assert!((d.min_s - expected as f64 * 1e-12).abs() < 1e-15, "{d:?}");
     assert!((d.max_s - expected as f64 * 1e-12).abs() < 1e-15, "{d:?}");
 }
@@ -125,7 +129,7 @@ size = "{} B"
     );
     let mut sim = simulation(&text);
     sim.run();
-    let app = &sim.network().apps[0];
+    let app = &sim.network().flows[0];
     let expected = N * 10_000_000 + 1526 * 800;
     assert_eq!(app.completed_at, Some(SimTime(expected)));
 }

@@ -24,7 +24,7 @@ fn mean_wait(seed: u64, rho: f64) -> f64 {
     let built = scenario::build(&s).unwrap();
     let mut sim = Simulation::new(built.network, built.limits);
     sim.run();
-    let d = sim.network().apps[0].received.delay.summary();
+    let d = sim.network().flows[0].counters.delay.summary();
     // Delay = wait + preamble and frame on the wire (the gap follows the frame).
     d.mean_s - (8 + 1518) as f64 * 8.0 / link_bps
 }
@@ -56,6 +56,6 @@ fn a_lone_frame_does_not_wait() {
     let app = "kind = \"constant_rate\"\nrate = \"1 Mb/s\"\ncount = 5";
     let mut sim = simulation(&two_hosts("1 Gb/s", "0 s", 8, app));
     sim.run();
-    let d = sim.network().apps[0].received.delay.summary();
+    let d = sim.network().flows[0].counters.delay.summary();
     assert!((d.max_s - 1526.0 * 8e-9).abs() < 1e-15);
 }

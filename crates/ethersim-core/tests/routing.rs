@@ -33,9 +33,9 @@ fn all_to_all_over_two_switches_uses_shortest_paths() {
     let mut sim = simulation(&text);
     sim.run();
     let net = sim.network();
-    for app in &net.apps {
-        assert_eq!(app.received.packets, 10);
-        assert_eq!(app.received.reordered, 0);
+    for app in &net.flows {
+        assert_eq!(app.forward().packets_received, 10);
+        assert_eq!(app.forward().reordered, 0);
     }
     // Ports 2i and 2i+1 are link i's ends; link 4 joins s1 and s2.
     assert_eq!(net.ports[8].stats().frames_sent, 40);

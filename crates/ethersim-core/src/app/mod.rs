@@ -1,123 +1,131 @@
-//! Applications: what sends packets, when, and how much. Each application is one flow
-//! from a source host to a destination host.
+//! Applications, as endpoints: what sends and receives packets, when, and how much.
 //!
-//! An application is a small state machine polled by the network: [`App::poll`] says
-//! whether it wants to send now, sleep until an instant, wait for a transmit buffer, or
-//! is finished. The network owns the timers and the hosts; the application only decides.
+//! An application in a scenario opens one flow between two endpoints, one on each host:
+//! the source end (a file sender, a packet source, a pinger) and the sink end (a UDP
+//! receiver, an echo responder). An endpoint is a small state machine with time passed
+//! in: the network polls it ([`Endpoint::poll`]: send now, sleep until an instant, wait
+//! for a transmit buffer, wait for packets, or finished) and hands it every packet that
+//! arrives for it ([`Endpoint::on_packet`]). A sink that answers (an echo responder, a
+//! TCP receiver) does so through its own host's transmit path, with that host's buffers
+//! and processing time, by being polled like any sender. The network owns the timers,
+//! hosts and flows; an endpoint only decides.
+//!
+//! Each kind names itself in the results ([`Endpoint::kind_name`]) and adds its own
+//! figures there ([`Endpoint::report`]), so the results module lists no kind.
 
-pub mod file_transfer;
+pub mod ping;
+pub mod sink;
 pub mod sources;
+pub mod udp_file;
 
-use rand_pcg::Pcg64Mcg;
+use serde_json::{Map, Value};
 
+use crate::engine::rng::Stream;
 use crate::engine::Timer;
 use crate::ids::{FlowId, NodeId};
 use crate::time::SimTime;
-use crate::transport::UdpReceiver;
-use crate::wire::{udp, Packet, PacketKind};
+use crate::wire::{Packet, PacketKind, Protocol, Role};
 
-pub use file_transfer::{FilePacing, UdpFileTransfer};
+pub use ping::{PingClient, PingResponder};
+pub use sink::UdpSink;
 pub use sources::{Arrivals, PacketSource};
+pub use udp_file::{FilePacing, UdpFileTransfer};
 
-/// What an application wants after being polled.
+/// What an endpoint wants after being polled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
-    /// Hand a packet to the host now (call [`App::take_packet`]).
+    /// Hand a packet to the host now (call [`Endpoint::take`]).
     Send,
     /// Nothing until this instant.
     SleepUntil(SimTime),
     /// Blocked until the host frees a transmit buffer.
     WaitForBuffer,
+    /// Nothing to send until a packet arrives.
+    Idle,
     /// No more packets, ever.
     Finished,
 }
 
-/// The behaviour of an application.
+/// A packet an endpoint decided to send; the network completes it (flow, addresses,
+/// frame length) and hands it to the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// The end of the flow it goes to.
+    pub to: Role,
+    /// What it is for.
+    pub kind: PacketKind,
+    /// Its header stack.
+    pub protocol: Protocol,
+    /// Application payload, bytes.
+    pub payload: u32,
+    /// Sequence number.
+    pub seq: u64,
+    /// Timestamp to echo ([`SimTime::NEVER`]: none).
+    pub echo: SimTime,
+}
+
+/// The behaviour of an endpoint.
 #[derive(Debug)]
-pub enum AppKind {
-    /// Send a file of N bytes over UDP.
+pub enum EndpointKind {
+    /// Sends a file over UDP.
     UdpFile(UdpFileTransfer),
     /// Constant-rate or Poisson packet source.
     Source(PacketSource),
+    /// Receives UDP datagrams (no acknowledgement, no recovery).
+    UdpSink(UdpSink),
+    /// Sends ICMP echo requests and measures round-trip times.
+    PingClient(PingClient),
+    /// Answers ICMP echo requests.
+    PingResponder(PingResponder),
 }
 
-/// Sender-side counters of a flow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SenderStats {
-    /// Packets handed to the host.
-    pub packets: u64,
-    /// Payload bytes handed to the host.
-    pub bytes: u64,
-    /// Packets a source generated while the host had no free transmit buffer (lost at the sender).
-    pub send_drops: u64,
-    /// Packets lost in the network (queue overflow, receive ring overflow).
-    pub network_drops: u64,
-    /// Packets handed to the host and not yet delivered or dropped.
-    pub in_flight: u64,
-}
-
-/// One application and its flow's statistics.
+/// One endpoint: an end of a flow, on a host.
 #[derive(Debug)]
-pub struct App {
-    /// The flow this application sends.
+pub struct Endpoint {
+    /// The host it lives on.
+    pub host: NodeId,
+    /// The flow it is an end of.
     pub flow: FlowId,
-    /// Sending host.
-    pub src: NodeId,
-    /// Destination host.
-    pub dst: NodeId,
-    /// Payload bytes per packet (the last packet of a file may be shorter).
-    pub payload: u32,
-    /// When the application starts.
+    /// Which end.
+    pub role: Role,
+    /// When it starts.
     pub start: SimTime,
     /// The behaviour.
-    pub kind: AppKind,
-    /// The application's wake-up timer.
+    pub kind: EndpointKind,
+    /// Its wake-up timer.
     pub timer: Timer,
-    /// Whether it waits for a transmit buffer of its host.
+    /// Whether it waits in its host's line for a transmit buffer.
     pub waiting_for_buffer: bool,
     /// Whether it has sent everything it ever will.
     pub finished: bool,
-    /// When the last packet left the network (delivered or dropped) after it finished.
-    pub completed_at: Option<SimTime>,
-    /// Sender-side counters.
-    pub sent: SenderStats,
-    /// Receiver-side view of the flow.
-    pub received: UdpReceiver,
-    next_seq: u64,
-    rng: Pcg64Mcg,
+    rng: Stream,
 }
 
-impl App {
-    /// A new application; `rng` is its own named stream.
+impl Endpoint {
+    /// A new endpoint; `rng` is its own named stream.
     pub fn new(
+        host: NodeId,
         flow: FlowId,
-        src: NodeId,
-        dst: NodeId,
-        payload: u32,
+        role: Role,
         start: SimTime,
-        kind: AppKind,
-        rng: Pcg64Mcg,
+        kind: EndpointKind,
+        rng: Stream,
     ) -> Self {
-        App {
+        Endpoint {
+            host,
             flow,
-            src,
-            dst,
-            payload,
+            role,
             start,
             kind,
             timer: Timer::default(),
             waiting_for_buffer: false,
             finished: false,
-            completed_at: None,
-            sent: SenderStats::default(),
-            received: UdpReceiver::default(),
-            next_seq: 0,
             rng,
         }
     }
 
-    /// Asks the application what it wants at `now`; `buffer_free` says whether its host
-    /// can take a packet. A source that finds no buffer counts a send drop and moves on.
+    /// Asks the endpoint what it wants at `now`; `buffer_free` says whether its host can
+    /// take a packet.
     pub fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
         if self.finished {
             return Next::Finished;
@@ -126,59 +134,72 @@ impl App {
             return Next::SleepUntil(self.start);
         }
         match &mut self.kind {
-            AppKind::UdpFile(f) => f.poll(now, buffer_free),
-            AppKind::Source(s) => s.poll(now, buffer_free, &mut self.rng, &mut self.sent.send_drops),
+            EndpointKind::UdpFile(f) => f.poll(now, buffer_free),
+            EndpointKind::Source(s) => s.poll(now, buffer_free, &mut self.rng),
+            EndpointKind::UdpSink(_) => Next::Idle,
+            EndpointKind::PingClient(p) => p.poll(now, buffer_free, &mut self.rng),
+            EndpointKind::PingResponder(r) => r.poll(buffer_free),
         }
     }
 
-    /// Marks the application finished after [`Next::Finished`]; true the first time only.
-    pub fn finish(&mut self, now: SimTime) -> bool {
-        if self.finished {
-            return false;
-        }
-        self.finished = true;
-        self.note_if_complete(now);
-        true
-    }
-
-    /// Builds the packet the application decided to send (after [`Next::Send`]).
-    pub fn take_packet(&mut self, now: SimTime) -> Packet {
-        let payload = match &mut self.kind {
-            AppKind::UdpFile(f) => f.take(now, self.payload),
-            AppKind::Source(s) => s.take(now, self.payload, &mut self.rng),
-        };
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.sent.packets += 1;
-        self.sent.bytes += u64::from(payload);
-        self.sent.in_flight += 1;
-        Packet {
-            kind: PacketKind::Udp,
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            seq,
-            frame_len: udp::frame_len(u64::from(payload)) as u32,
-            payload,
-            created: now,
+    /// The packet the endpoint decided to send (after [`Next::Send`]).
+    pub fn take(&mut self, now: SimTime) -> Outgoing {
+        match &mut self.kind {
+            EndpointKind::UdpFile(f) => f.take(now),
+            EndpointKind::Source(s) => s.take(&mut self.rng),
+            EndpointKind::PingClient(p) => p.take(&mut self.rng),
+            EndpointKind::PingResponder(r) => r.take(),
+            // A sink never answers Send.
+            EndpointKind::UdpSink(_) => unreachable!("a UDP sink has nothing to send"),
         }
     }
 
-    /// One of the flow's packets left the network (delivered: `Some`, dropped: `None`).
-    pub fn packet_done(&mut self, now: SimTime, delivered: Option<&Packet>) {
-        debug_assert!(self.sent.in_flight > 0);
-        self.sent.in_flight -= 1;
-        match delivered {
-            Some(p) => self.received.deliver(now, p),
-            None => self.sent.network_drops += 1,
+    /// A packet of one of its flows arrived for it at `now`.
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet) {
+        match &mut self.kind {
+            EndpointKind::PingClient(p) => p.on_packet(now, pkt),
+            EndpointKind::PingResponder(r) => r.on_packet(pkt),
+            // A UDP sink only consumes (its flow counts what arrives); senders of one-way
+            // flows receive nothing, and a stray packet is ignored.
+            EndpointKind::UdpSink(_) | EndpointKind::UdpFile(_) | EndpointKind::Source(_) => {}
         }
-        self.note_if_complete(now);
     }
 
-    /// Records completion once the sender is finished and nothing is in flight.
-    pub fn note_if_complete(&mut self, now: SimTime) {
-        if self.finished && self.sent.in_flight == 0 && self.completed_at.is_none() {
-            self.completed_at = Some(now);
+    /// Whether it holds work it has not yet handed to its host (an echo reply waiting
+    /// for a buffer): its flow is not complete while it does.
+    pub fn has_pending(&self) -> bool {
+        match &self.kind {
+            EndpointKind::PingResponder(r) => r.has_pending(),
+            _ => false,
+        }
+    }
+
+    /// Packets it generated but could not hand over because its host had no buffer.
+    pub fn send_drops(&self) -> u64 {
+        match &self.kind {
+            EndpointKind::Source(s) => s.send_drops(),
+            EndpointKind::PingClient(p) => p.send_drops(),
+            _ => 0,
+        }
+    }
+
+    /// Its kind's name in the results (the source end names the application).
+    pub fn kind_name(&self) -> &'static str {
+        match &self.kind {
+            EndpointKind::UdpFile(_) => "udp_file",
+            EndpointKind::Source(s) => s.kind_name(),
+            EndpointKind::UdpSink(_) => "udp_sink",
+            EndpointKind::PingClient(_) => "ping",
+            EndpointKind::PingResponder(_) => "ping_responder",
+        }
+    }
+
+    /// Adds the figures of its kind to its flow's results.
+    pub fn report(&self, out: &mut Map<String, Value>) {
+        match &self.kind {
+            EndpointKind::PingClient(p) => p.report(out),
+            EndpointKind::PingResponder(r) => r.report(out),
+            EndpointKind::UdpSink(_) | EndpointKind::UdpFile(_) | EndpointKind::Source(_) => {}
         }
     }
 }

@@ -10,7 +10,7 @@ pub mod rng;
 pub mod timer;
 
 pub use queue::EventQueue;
-pub use timer::{Generation, Timer};
+pub use timer::{Expiry, Generation, Timer};
 
 use crate::time::{Duration, SimTime};
 
@@ -83,9 +83,11 @@ impl<E> Scheduler<E> {
     /// Schedules `event` at the absolute instant `at`.
     ///
     /// # Panics
-    /// In debug builds, if `at` is in the past: causality is a model invariant.
+    /// In debug builds, if `at` is in the past (causality is a model invariant) or is
+    /// [`SimTime::NEVER`] (an unset deadline is never scheduled).
     pub fn schedule_at(&mut self, at: SimTime, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
+        debug_assert!(!at.is_never(), "event scheduled at NEVER");
         self.queue.push(at, event);
     }
 
@@ -94,9 +96,35 @@ impl<E> Scheduler<E> {
         self.queue.push(self.now + delay, event);
     }
 
+    /// Arms `timer` for `at`, queueing `event(generation)` only if the timer has no event
+    /// queued at or before `at` (see [`Timer`]).
+    pub fn arm(&mut self, timer: &mut Timer, at: SimTime, event: impl FnOnce(Generation) -> E) {
+        if let Some(generation) = timer.arm(at) {
+            self.schedule_at(at, event(generation));
+        }
+    }
+
+    /// An event of `timer` carrying `generation` popped now: true if the timer fires. If
+    /// its deadline has moved later, `event(new generation)` is queued for it instead.
+    pub fn timer_fires(
+        &mut self,
+        timer: &mut Timer,
+        generation: Generation,
+        event: impl FnOnce(Generation) -> E,
+    ) -> bool {
+        match timer.expire(self.now, generation) {
+            Expiry::Fire => true,
+            Expiry::Stale => false,
+            Expiry::Later(at, g) => {
+                self.schedule_at(at, event(g));
+                false
+            }
+        }
+    }
+
     /// Runs `model` until a limit is reached or its work is done.
     pub fn run<M: Model<Event = E>>(&mut self, model: &mut M, limits: RunLimits) -> StopReason {
-        let until = limits.until.unwrap_or(SimTime::MAX);
+        let until = limits.until.unwrap_or(SimTime::NEVER);
         let budget = limits.max_events.unwrap_or(u64::MAX);
         loop {
             if model.work_done() {
@@ -113,9 +141,9 @@ impl<E> Scheduler<E> {
                     }
                     return StopReason::WorkDone;
                 }
-                // Time arithmetic saturates at SimTime::MAX, so an event there is one whose
-                // true instant overflowed.
-                Some(SimTime::MAX) => return StopReason::ClockOverflow,
+                // Time arithmetic saturates at SimTime::END, so an event there (or at NEVER,
+                // which release builds let through) is one whose true instant overflowed.
+                Some(t) if t >= SimTime::END => return StopReason::ClockOverflow,
                 Some(t) if t > until => {
                     // The clock never runs backwards, even if `until` is in the past.
                     self.now = self.now.max(until);
@@ -188,6 +216,38 @@ mod tests {
         assert_eq!(m.seen.len(), seen);
     }
 
+    /// A model whose one timer is pushed later a million times, then allowed to fire.
+    struct Rearmer {
+        timer: Timer,
+        fired: Vec<SimTime>,
+    }
+
+    impl Model for Rearmer {
+        type Event = Generation;
+        fn handle(&mut self, sched: &mut Scheduler<Generation>, g: Generation) {
+            if sched.timer_fires(&mut self.timer, g, |g| g) {
+                self.fired.push(sched.now());
+            }
+        }
+        fn work_done(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn a_timer_rearmed_a_million_times_later_keeps_one_queue_entry() {
+        let mut s = Scheduler::default();
+        let mut m = Rearmer { timer: Timer::default(), fired: Vec::new() };
+        for k in 1..=1_000_000u64 {
+            s.arm(&mut m.timer, SimTime(k * 10), |g| g);
+            assert_eq!(s.pending(), 1);
+        }
+        s.run(&mut m, RunLimits::default());
+        assert_eq!(m.fired, vec![SimTime(10_000_000)]);
+        // The first queued event popped at 10 ps and queued itself once more: two in all.
+        assert_eq!(s.events_executed(), 2);
+    }
+
     #[test]
     fn event_budget_executes_exactly_that_many() {
         let (mut s, mut m) = ticker(usize::MAX);
@@ -199,7 +259,7 @@ mod tests {
     #[test]
     fn work_done_ends_the_run_early() {
         let (mut s, mut m) = ticker(3);
-        let limits = RunLimits { until: Some(SimTime::MAX), max_events: None };
+        let limits = RunLimits { until: Some(SimTime::END), max_events: None };
         assert_eq!(s.run(&mut m, limits), StopReason::WorkDone);
         assert_eq!(m.seen, vec![SimTime(0), SimTime(10_000_000), SimTime(20_000_000)]);
     }

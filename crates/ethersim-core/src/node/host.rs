@@ -6,15 +6,20 @@
 //! packet, one packet at a time) and while the NIC queues and sends it, and is freed
 //! when the frame has left the wire. Receive path: arriving frames wait in a bounded
 //! receive ring (a full ring drops the frame) and are processed one at a time before
-//! delivery to the application. The two paths have their own processors.
+//! delivery to the endpoint they are for. The two paths have their own processors.
+//!
+//! Endpoints that find no free transmit buffer wait in a first-in first-out line; each
+//! freed buffer goes to the endpoint at its head, which rejoins the back if it still has
+//! more to send, so endpoints sharing a host share its buffers round robin at a cost
+//! that does not grow with the number of endpoints on the host.
 
 use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::ids::PortId;
+use crate::ids::{EndpointId, PortId};
 use crate::time::{Duration, SimTime};
-use crate::wire::Packet;
+use crate::wire::PacketRef;
 
 /// Most slots reserved up front per ring; enough for any realistic NIC ring.
 const RESERVE_LIMIT: u32 = 4096;
@@ -35,9 +40,9 @@ pub struct HostConfig {
 /// Counters of one host.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct HostStats {
-    /// Packets the applications handed to the host.
+    /// Packets the endpoints handed to the host.
     pub tx_packets: u64,
-    /// Frames delivered to applications.
+    /// Frames delivered to endpoints.
     pub rx_packets: u64,
     /// Frames dropped because the receive ring was full.
     pub rx_drops: u64,
@@ -51,8 +56,9 @@ pub struct Host {
     /// The host's network interface.
     pub port: PortId,
     tx_in_use: u32,
-    tx_cpu: VecDeque<Packet>,
-    rx_ring: VecDeque<Packet>,
+    tx_cpu: VecDeque<PacketRef>,
+    rx_ring: VecDeque<PacketRef>,
+    waiting: VecDeque<EndpointId>,
     stats: HostStats,
 }
 
@@ -60,7 +66,7 @@ pub struct Host {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TxStep {
     /// No processing time: the packet goes to the NIC now.
-    ToNic(Packet),
+    ToNic(PacketRef),
     /// The CPU started on a packet; its processing ends at this instant.
     ProcessUntil(SimTime),
     /// The CPU is busy; the packet waits its turn.
@@ -70,14 +76,14 @@ pub enum TxStep {
 /// What the receive path does with an arriving frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RxStep {
-    /// No processing time: deliver to the application now.
-    Deliver(Packet),
+    /// No processing time: deliver to the endpoint now.
+    Deliver(PacketRef),
     /// The CPU started on a frame; its processing ends at this instant.
     ProcessUntil(SimTime),
     /// The CPU is busy; the frame waits in the ring.
     Queued,
     /// The receive ring was full: the frame is lost.
-    Dropped(Packet),
+    Dropped(PacketRef),
 }
 
 impl Host {
@@ -90,18 +96,19 @@ impl Host {
             // Reserve up to a working size; larger rings grow on demand (once, not per event).
             tx_cpu: VecDeque::with_capacity(config.tx_buffers.min(RESERVE_LIMIT) as usize),
             rx_ring: VecDeque::with_capacity(config.rx_buffers.min(RESERVE_LIMIT) as usize),
+            waiting: VecDeque::new(),
             stats: HostStats::default(),
         }
     }
 
-    /// Whether an application may hand over a packet now.
+    /// Whether an endpoint may hand over a packet now.
     pub fn has_tx_buffer(&self) -> bool {
         self.tx_in_use < self.config.tx_buffers
     }
 
-    /// Accepts `pkt` from an application into a transmit buffer and queues it for the
+    /// Accepts `pkt` from an endpoint into a transmit buffer and queues it for the
     /// CPU. The caller checks [`Host::has_tx_buffer`] first.
-    pub fn accept_tx(&mut self, now: SimTime, pkt: Packet) -> TxStep {
+    pub fn accept_tx(&mut self, now: SimTime, pkt: PacketRef) -> TxStep {
         debug_assert!(self.has_tx_buffer());
         self.tx_in_use += 1;
         self.stats.tx_packets += 1;
@@ -118,21 +125,35 @@ impl Host {
 
     /// The CPU finished the head transmit packet: returns it (for the NIC) and the next step.
     /// When the CPU has another packet, the instant its processing ends is returned too.
-    pub fn finish_tx_processing(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+    pub fn finish_tx_processing(&mut self, now: SimTime) -> (PacketRef, Option<SimTime>) {
         // Completion events are scheduled only while the CPU queue is non-empty.
         let pkt = self.tx_cpu.pop_front().expect("tx processing completion with an empty CPU queue");
         let next = (!self.tx_cpu.is_empty()).then(|| now + self.config.tx_processing);
         (pkt, next)
     }
 
-    /// A frame left the wire: its transmit buffer is free again.
+    /// A frame left the wire (or was lost on it): its transmit buffer is free again.
     pub fn release_tx_buffer(&mut self) {
         debug_assert!(self.tx_in_use > 0);
         self.tx_in_use -= 1;
     }
 
+    /// `endpoint` waits for a transmit buffer (at the back of the line).
+    pub fn wait_for_buffer(&mut self, endpoint: EndpointId) {
+        self.waiting.push_back(endpoint);
+    }
+
+    /// The endpoint at the head of the line, if a buffer is free for it.
+    pub fn next_waiting(&mut self) -> Option<EndpointId> {
+        if self.has_tx_buffer() {
+            self.waiting.pop_front()
+        } else {
+            None
+        }
+    }
+
     /// A frame arrived from the wire (zero processing time delivers it at once).
-    pub fn accept_rx(&mut self, now: SimTime, pkt: Packet) -> RxStep {
+    pub fn accept_rx(&mut self, now: SimTime, pkt: PacketRef) -> RxStep {
         if self.config.rx_processing == Duration::ZERO {
             self.stats.rx_packets += 1;
             return RxStep::Deliver(pkt);
@@ -149,9 +170,9 @@ impl Host {
         }
     }
 
-    /// The CPU finished the head received frame: returns it (for the application).
+    /// The CPU finished the head received frame: returns it (for its endpoint).
     /// When the ring holds another frame, the instant its processing ends is returned too.
-    pub fn finish_rx_processing(&mut self, now: SimTime) -> (Packet, Option<SimTime>) {
+    pub fn finish_rx_processing(&mut self, now: SimTime) -> (PacketRef, Option<SimTime>) {
         // Completion events are scheduled only while the ring is non-empty.
         let pkt = self.rx_ring.pop_front().expect("rx processing completion with an empty ring");
         self.stats.rx_packets += 1;

@@ -1,12 +1,15 @@
 //! What a node owns: hosts (finite speed, bounded transmit buffers), switches
-//! (store-and-forward, output-queued), and the ports through which both send.
+//! (store-and-forward, output-queued), the ports through which both send, and the
+//! policies that may watch a port's queue.
 
 pub mod host;
+pub mod policy;
 pub mod port;
 pub mod queue;
 pub mod switch;
 
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
-pub use port::{Port, PortStats};
-pub use queue::{DropTailQueue, QueueLimits};
+pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
+pub use port::{CutOff, NextTx, Port, PortStats};
+pub use queue::{DropTailQueue, QueueLimits, Queued};
 pub use switch::Switch;

@@ -1,40 +1,73 @@
-//! A port: the transmitting end of one direction of a link, with its output queue.
+//! A port: the transmitting end of one direction of a link, with its output queue, its
+//! priority slot for MAC control frames, and its transmit gate.
 //!
-//! The port owns the queue and the transmit state; the [`LinkDirection`] it drives owns
-//! the rate and the delay. Starting a frame yields its [`TxTiming`]; the network turns
-//! that into a "wire free" event for this port and an arrival event at the peer.
+//! The port owns the queues and the transmit state; the link [`Direction`] it drives
+//! owns the rate, the delay and the frames on the cable. Whether a frame may start is
+//! asked of one place, the port's [`TxGate`]; MAC control frames go out ahead of queued
+//! data and pass closers that hold only data (PAUSE, queue policies).
+
+use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::ids::{NodeId, PortId};
-use crate::phy::{LinkDirection, TxTiming};
+use crate::engine::Timer;
+use crate::ids::{LinkId, NodeId, PortId};
+use crate::phy::{Direction, FrameClass, GateState, Sent, TxGate, TxId};
 use crate::time::{Bytes, Duration, SimTime};
-use crate::wire::Packet;
 
-use super::queue::{DropTailQueue, QueueLimits};
+use super::policy::{PortPolicy, QueueView};
+use super::queue::{DropTailQueue, QueueLimits, Queued};
 
 /// Counters of one port. A transmission counts once it is complete (frame and gap).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PortStats {
-    /// Frames transmitted completely.
+    /// Data frames transmitted completely.
     pub frames_sent: u64,
-    /// Bytes transmitted completely (frame lengths, without preamble and gap).
+    /// Bytes of those frames (frame lengths, without preamble and gap).
     pub bytes_sent: u64,
+    /// MAC control frames transmitted completely.
+    pub control_sent: u64,
+    /// MAC control frames received.
+    pub control_received: u64,
     /// Frames dropped because the queue was full.
     pub drops: u64,
     /// Bytes of the dropped frames.
     pub dropped_bytes: u64,
+    /// Frames cut off on the wire (their last bit had not left when the link went dark).
+    pub wire_losses: u64,
     /// Time spent on completed transmissions (preamble through gap), ps.
     pub busy_ps: u64,
 }
 
-/// The transmission on the wire: when it started, when the wire is free, how long the frame is.
+/// The transmission on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct OnWire {
     start: SimTime,
     last_bit: SimTime,
     wire_free: SimTime,
     frame_len: u32,
+    tx: TxId,
+    class: FrameClass,
+}
+
+/// What a port can do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextTx {
+    /// A frame of this class may start now.
+    Ready(FrameClass),
+    /// A frame waits behind the gate, which reopens by itself at this instant.
+    WaitUntil(SimTime),
+    /// Nothing to do: the wire is busy, nothing waits, or the gate is closed until opened.
+    Idle,
+}
+
+/// A transmission cut off by the link going dark.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CutOff {
+    /// The transmission.
+    pub tx: TxId,
+    /// Its class.
+    pub class: FrameClass,
 }
 
 /// One port of a node.
@@ -42,66 +75,155 @@ struct OnWire {
 pub struct Port {
     /// The node this port belongs to.
     pub node: NodeId,
+    /// The link this port is an end of.
+    pub link: LinkId,
+    /// Which end of the link it is (0 or 1): it transmits on `link.dirs[end]`.
+    pub end: usize,
     /// The port at the other end of the link.
     pub peer: PortId,
-    /// The direction of the link this port transmits on.
-    pub link: LinkDirection,
+    /// The transmit gate.
+    pub gate: TxGate,
+    /// Wakes the port when its gate reopens by itself while a frame waits.
+    pub gate_timer: Timer,
+    /// The policy watching this port's queue, if any.
+    pub policy: Option<PortPolicy>,
     queue: DropTailQueue,
+    control: VecDeque<Queued>,
     on_wire: Option<OnWire>,
     stats: PortStats,
 }
 
 impl Port {
-    /// A port of `node` that sends to `peer` over `link`, holding at most `limits`.
-    pub fn new(node: NodeId, peer: PortId, link: LinkDirection, limits: QueueLimits) -> Self {
+    /// A port of `node` at end `end` of `link`, facing `peer`, holding at most `limits`.
+    pub fn new(node: NodeId, link: LinkId, end: usize, peer: PortId, limits: QueueLimits) -> Self {
         Port {
             node,
-            peer,
             link,
+            end,
+            peer,
+            gate: TxGate::default(),
+            gate_timer: Timer::default(),
+            policy: None,
             queue: DropTailQueue::new(limits),
+            control: VecDeque::with_capacity(4),
             on_wire: None,
             stats: PortStats::default(),
         }
     }
 
-    /// Queues `pkt` for transmission; a full queue drops it (drop-tail) and hands it back.
-    pub fn enqueue(&mut self, now: SimTime, pkt: Packet) -> Result<(), Packet> {
-        self.queue.enqueue(now, pkt).inspect_err(|p| {
+    /// Queues a data frame; a full queue drops it (drop-tail) and hands its packet back.
+    pub fn enqueue(&mut self, now: SimTime, frame: Queued) -> Result<(), Queued> {
+        self.queue.enqueue(now, frame).map_err(|_| {
             self.stats.drops += 1;
-            self.stats.dropped_bytes += u64::from(p.frame_len);
+            self.stats.dropped_bytes += u64::from(frame.len);
+            frame
         })
     }
 
-    /// If the wire is idle and a frame waits, starts sending it: returns the frame and
-    /// its timing. The frame leaves the queue when its transmission starts.
-    pub fn start_next(&mut self, now: SimTime) -> Option<(Packet, TxTiming)> {
+    /// Puts a MAC control frame in the priority slot: it goes out before queued data and
+    /// does not count toward the data buffer.
+    pub fn enqueue_control(&mut self, frame: Queued) {
+        self.control.push_back(frame);
+    }
+
+    /// What the port can do at `now`, asking the gate for the head frame of each class.
+    pub fn next_tx(&self, now: SimTime) -> NextTx {
         if self.on_wire.is_some() {
-            return None;
+            return NextTx::Idle;
         }
-        let pkt = self.queue.dequeue(now)?;
-        let timing = self.link.transmit(now, Bytes(u64::from(pkt.frame_len)));
+        let mut wake = SimTime::NEVER;
+        for (class, waiting) in
+            [(FrameClass::Control, !self.control.is_empty()), (FrameClass::Data, !self.queue.is_empty())]
+        {
+            if !waiting {
+                continue;
+            }
+            match self.gate.state(now, class) {
+                GateState::Open => return NextTx::Ready(class),
+                GateState::ClosedUntil(t) => wake = wake.min(t),
+                GateState::Closed => {}
+            }
+        }
+        if wake.is_never() {
+            NextTx::Idle
+        } else {
+            NextTx::WaitUntil(wake)
+        }
+    }
+
+    /// Starts the head frame of `class` on `dir` at `now` (after [`Port::next_tx`] said
+    /// it may): returns the frame and what the link made of it.
+    pub fn start(&mut self, now: SimTime, class: FrameClass, dir: &mut Direction) -> (Queued, Sent) {
+        debug_assert!(self.on_wire.is_none());
+        let head = match class {
+            FrameClass::Control => self.control.pop_front(),
+            FrameClass::Data => self.queue.head(),
+        };
+        // next_tx returned Ready(class) only with a frame of that class waiting.
+        let frame = head.expect("a frame of the class to start");
+        let sent = dir.send(now, frame.pkt, Bytes(u64::from(frame.len)));
+        if class == FrameClass::Data {
+            self.queue.start_sending(now, sent.timing.last_bit);
+        }
         self.on_wire = Some(OnWire {
             start: now,
-            last_bit: timing.last_bit,
-            wire_free: timing.wire_free,
-            frame_len: pkt.frame_len,
+            last_bit: sent.timing.last_bit,
+            wire_free: sent.timing.wire_free,
+            frame_len: frame.len,
+            tx: sent.tx,
+            class,
         });
-        Some((pkt, timing))
+        (frame, sent)
     }
 
-    /// The wire is free again (the frame and its gap are done): the transmission counts.
-    pub fn finish_tx(&mut self) {
-        debug_assert!(self.on_wire.is_some(), "finish_tx on an idle port");
-        if let Some(tx) = self.on_wire.take() {
-            self.stats.frames_sent += 1;
-            self.stats.bytes_sent += u64::from(tx.frame_len);
-            self.stats.busy_ps += (tx.wire_free - tx.start).as_ps();
+    /// Transmission `tx` finished (frame and gap): it counts, and the wire is free.
+    /// Returns its class, or `None` if `tx` is not the transmission on the wire (it was
+    /// cut off; the event is stale).
+    pub fn finish_tx(&mut self, tx: TxId) -> Option<FrameClass> {
+        let done = self.on_wire.filter(|w| w.tx == tx)?;
+        self.on_wire = None;
+        match done.class {
+            FrameClass::Data => {
+                self.stats.frames_sent += 1;
+                self.stats.bytes_sent += u64::from(done.frame_len);
+            }
+            FrameClass::Control => self.stats.control_sent += 1,
         }
+        self.stats.busy_ps += (done.wire_free - done.start).as_ps();
+        Some(done.class)
     }
 
-    /// Whether a frame is on the wire.
+    /// The link went dark at `now`: a frame whose last bit has not left is cut off (lost)
+    /// and the wire is free. A frame in its inter-frame gap is complete and stays.
+    pub fn cut_off(&mut self, now: SimTime) -> Option<CutOff> {
+        let w = self.on_wire.filter(|w| w.last_bit > now)?;
+        self.on_wire = None;
+        if w.class == FrameClass::Data {
+            self.queue.abort_leaving(now);
+        }
+        self.stats.wire_losses += 1;
+        self.stats.busy_ps += (now - w.start).as_ps();
+        Some(CutOff { tx: w.tx, class: w.class })
+    }
+
+    /// A MAC control frame arrived at this port.
+    pub fn count_control_received(&mut self) {
+        self.stats.control_received += 1;
+    }
+
+    /// The data frames waiting, as a policy sees them.
+    pub fn view(&self) -> QueueView {
+        QueueView { frames: self.queue.len(), bytes: self.queue.waiting_bytes() }
+    }
+
+    /// Whether a frame is on the wire (or in its gap).
     pub fn is_busy(&self) -> bool {
         self.on_wire.is_some()
+    }
+
+    /// Whether neither data nor control frames wait.
+    pub fn nothing_waits(&self) -> bool {
+        self.queue.is_empty() && self.control.is_empty()
     }
 
     /// The output queue.
@@ -114,19 +236,19 @@ impl Port {
         &self.stats
     }
 
-    /// The frame on the wire, if its last bit has left by `end` (its gap may still run).
-    fn sent_on_wire_by(&self, end: SimTime) -> Option<OnWire> {
-        self.on_wire.filter(|tx| tx.last_bit <= end)
+    /// The data frame on the wire, if its last bit has left by `end` (its gap may still run).
+    fn data_sent_on_wire_by(&self, end: SimTime) -> Option<OnWire> {
+        self.on_wire.filter(|tx| tx.last_bit <= end && tx.class == FrameClass::Data)
     }
 
-    /// Frames whose last bit left by `end` (completed ones and the one in its gap).
+    /// Data frames whose last bit left by `end` (completed ones and the one in its gap).
     pub fn frames_sent_by(&self, end: SimTime) -> u64 {
-        self.stats.frames_sent + u64::from(self.sent_on_wire_by(end).is_some())
+        self.stats.frames_sent + u64::from(self.data_sent_on_wire_by(end).is_some())
     }
 
     /// Bytes of the frames counted by [`Port::frames_sent_by`].
     pub fn bytes_sent_by(&self, end: SimTime) -> u64 {
-        self.stats.bytes_sent + self.sent_on_wire_by(end).map_or(0, |tx| u64::from(tx.frame_len))
+        self.stats.bytes_sent + self.data_sent_on_wire_by(end).map_or(0, |tx| u64::from(tx.frame_len))
     }
 
     /// Fraction of `[0, end]` spent transmitting, counting the part of a transmission in
@@ -138,5 +260,79 @@ impl Port {
         let partial =
             self.on_wire.map_or(Duration::ZERO, |tx| tx.wire_free.min(end).saturating_since(tx.start));
         (Duration(self.stats.busy_ps) + partial).as_secs_f64() / end.as_secs_f64()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phy::Closer;
+    use crate::time::BitRate;
+    use crate::wire::PacketRef;
+
+    fn port() -> (Port, Direction) {
+        let limits = QueueLimits { bytes: Some(3000), frames: None };
+        (
+            Port::new(NodeId(0), LinkId(0), 0, PortId(1), limits),
+            Direction::new(BitRate::gbps(1), Duration::ZERO),
+        )
+    }
+
+    fn frame(n: u32) -> Queued {
+        Queued { pkt: PacketRef(n), len: 1000 }
+    }
+
+    #[test]
+    fn control_frames_go_first_and_pass_a_pause() {
+        let (mut p, mut d) = port();
+        p.enqueue(SimTime(0), frame(0)).unwrap();
+        p.enqueue_control(frame(1));
+        p.gate.close(Closer::Pause, SimTime::NEVER);
+        assert_eq!(p.next_tx(SimTime(0)), NextTx::Ready(FrameClass::Control));
+        let (f, sent) = p.start(SimTime(0), FrameClass::Control, &mut d);
+        assert_eq!(f.pkt, PacketRef(1));
+        assert_eq!(p.next_tx(SimTime(0)), NextTx::Idle, "busy");
+        assert_eq!(p.finish_tx(sent.tx), Some(FrameClass::Control));
+        assert_eq!(p.next_tx(sent.timing.wire_free), NextTx::Idle, "data is paused until opened");
+        p.gate.open(Closer::Pause);
+        assert_eq!(p.next_tx(sent.timing.wire_free), NextTx::Ready(FrameClass::Data));
+        assert_eq!(p.stats().control_sent, 1);
+    }
+
+    #[test]
+    fn a_gate_closed_until_an_instant_names_it() {
+        let (mut p, _) = port();
+        p.enqueue(SimTime(0), frame(0)).unwrap();
+        p.gate.close(Closer::Link, SimTime(500));
+        assert_eq!(p.next_tx(SimTime(0)), NextTx::WaitUntil(SimTime(500)));
+        assert_eq!(p.next_tx(SimTime(500)), NextTx::Ready(FrameClass::Data));
+    }
+
+    #[test]
+    fn a_cut_off_frame_is_lost_and_frees_its_buffer() {
+        let (mut p, mut d) = port();
+        p.enqueue(SimTime(0), frame(0)).unwrap();
+        p.enqueue(SimTime(0), frame(1)).unwrap();
+        let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d);
+        assert!(p.enqueue(SimTime(10), frame(2)).is_ok());
+        assert!(
+            p.enqueue(SimTime(10), frame(3)).is_err(),
+            "3000 B held: two frames waiting and one on the wire"
+        );
+        let cut = p.cut_off(SimTime(10)).unwrap();
+        assert_eq!(cut.tx, sent.tx);
+        assert_eq!(p.finish_tx(sent.tx), None, "the stale completion is ignored");
+        assert!(p.enqueue(SimTime(10), frame(4)).is_ok());
+        assert_eq!(p.stats().wire_losses, 1);
+        assert_eq!(p.stats().frames_sent, 0);
+    }
+
+    #[test]
+    fn a_frame_in_its_gap_survives_the_link_going_dark() {
+        let (mut p, mut d) = port();
+        p.enqueue(SimTime(0), frame(0)).unwrap();
+        let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d);
+        assert_eq!(p.cut_off(sent.timing.last_bit), None);
+        assert_eq!(p.finish_tx(sent.tx), Some(FrameClass::Data));
     }
 }

@@ -1,26 +1,42 @@
-//! One direction of a full-duplex point-to-point link.
+//! Links as objects: a channel joining ports, its two directions, and the state that
+//! spans both (an outage darkens the whole link).
 //!
-//! The device (the port) owns the queue and transmit state; the link direction owns the
-//! rate and the propagation delay, and turns "start sending a frame of L bytes at t"
-//! into two instants:
+//! The device (the port) owns the queue and the decision to send; the link owns the rate,
+//! the propagation delay and the frames on the cable. Starting a frame of L bytes at t
+//! gives two instants:
 //!
 //! * the wire is free again after the preamble/SFD, the frame and the inter-frame gap:
 //!   `t + (8 + L + 12)·8 / rate`;
 //! * the receiver has the frame's last bit (store-and-forward can begin) after the
 //!   preamble/SFD and the frame have been sent and have propagated:
 //!   `t + (8 + L)·8 / rate + delay`.
+//!
+//! Frames on the cable wait in a ring per direction, in arrival order, and only the
+//! head's arrival is an event: a direction keeps one pending event however many frames
+//! it carries (htsim's pipe), so the event list does not grow with the
+//! bandwidth-delay product. Each transmission has a [`TxId`], so that a channel can abort
+//! it (an outage now, a collision on a shared bus later).
 
+use std::collections::VecDeque;
+
+use crate::ids::PortId;
+use crate::stats::TimeWeighted;
 use crate::time::{BitRate, Bytes, Duration, SimTime};
 use crate::wire::ethernet::{INTER_FRAME_GAP, PREAMBLE_SFD};
+use crate::wire::PacketRef;
 
-/// Rate and propagation delay of one direction of a link.
+use super::outage::OutageSchedule;
+
+/// What joins a link's ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LinkDirection {
-    /// Signalling rate (bits of frame per second).
-    pub rate: BitRate,
-    /// Propagation delay from transmitter to receiver.
-    pub delay: Duration,
+pub enum Channel {
+    /// A full-duplex point-to-point link: each direction is its own medium.
+    PointToPoint,
 }
+
+/// The identity of one transmission on one link direction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TxId(pub u32);
 
 /// When a transmission ends and when its frame is received.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,13 +49,156 @@ pub struct TxTiming {
     pub received: SimTime,
 }
 
-impl LinkDirection {
+/// A frame on the cable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct OnCable {
+    arrival: SimTime,
+    /// `None` once aborted: the entry stays as a tombstone until its instant.
+    pkt: Option<PacketRef>,
+    tx: TxId,
+}
+
+/// One direction of a link: rate, delay and the frames on the cable.
+#[derive(Debug)]
+pub struct Direction {
+    rate: BitRate,
+    delay: Duration,
+    cable: VecDeque<OnCable>,
+    next_tx: u32,
+    rate_level: TimeWeighted,
+    rate_changes: u64,
+}
+
+/// A frame just put on the wire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sent {
+    /// Its timing.
+    pub timing: TxTiming,
+    /// Its transmission id.
+    pub tx: TxId,
+    /// Whether it is now the next arrival of this direction: if so the caller schedules an
+    /// arrival event at `timing.received` (otherwise one is pending for an earlier frame).
+    pub schedule_arrival: bool,
+}
+
+impl Direction {
+    /// A direction with `rate` and propagation `delay`.
+    pub fn new(rate: BitRate, delay: Duration) -> Self {
+        let mut rate_level = TimeWeighted::default();
+        rate_level.set(SimTime::ZERO, rate.as_bps());
+        Direction { rate, delay, cable: VecDeque::with_capacity(16), next_tx: 0, rate_level, rate_changes: 0 }
+    }
+
+    /// The current signalling rate.
+    pub fn rate(&self) -> BitRate {
+        self.rate
+    }
+
+    /// The propagation delay.
+    pub fn delay(&self) -> Duration {
+        self.delay
+    }
+
     /// The timing of a frame of `frame_len` bytes whose preamble starts at `start`.
-    pub fn transmit(&self, start: SimTime, frame_len: Bytes) -> TxTiming {
+    pub fn timing(&self, start: SimTime, frame_len: Bytes) -> TxTiming {
         let to_last_bit = self.rate.time_to_send(PREAMBLE_SFD + frame_len);
         let with_gap = self.rate.time_to_send(PREAMBLE_SFD + frame_len + INTER_FRAME_GAP);
         let last_bit = start + to_last_bit;
         TxTiming { last_bit, wire_free: start + with_gap, received: last_bit + self.delay }
+    }
+
+    /// Puts `pkt`, a frame of `frame_len` bytes, on the wire at `now`.
+    pub fn send(&mut self, now: SimTime, pkt: PacketRef, frame_len: Bytes) -> Sent {
+        let timing = self.timing(now, frame_len);
+        let tx = TxId(self.next_tx);
+        self.next_tx = self.next_tx.wrapping_add(1);
+        debug_assert!(self.cable.back().is_none_or(|c| c.arrival <= timing.received));
+        let schedule_arrival = self.cable.is_empty();
+        self.cable.push_back(OnCable { arrival: timing.received, pkt: Some(pkt), tx });
+        Sent { timing, tx, schedule_arrival }
+    }
+
+    /// Aborts transmission `tx`: its frame will not arrive. Returns the frame, if it was
+    /// still on the cable.
+    pub fn abort(&mut self, tx: TxId) -> Option<PacketRef> {
+        // The transmission aborted is the latest one (a transmitter sends one frame at a time).
+        self.cable.iter_mut().rev().find(|c| c.tx == tx).and_then(|c| c.pkt.take())
+    }
+
+    /// Takes the frame arriving at `now` (the head of the cable; `None` if it was aborted)
+    /// and says when the next arrival is, if any: the caller schedules it.
+    pub fn arrive(&mut self, now: SimTime) -> (Option<PacketRef>, Option<SimTime>) {
+        // Arrival events are scheduled only for the head, at its instant.
+        let head = self.cable.pop_front().expect("an arrival event with an empty cable");
+        debug_assert_eq!(head.arrival, now);
+        (head.pkt, self.cable.front().map(|c| c.arrival))
+    }
+
+    /// Frames on the cable (aborted ones included until their instant).
+    pub fn on_cable(&self) -> usize {
+        self.cable.len()
+    }
+
+    /// Changes the signalling rate at `now`; frames already on the wire keep their timing.
+    pub fn set_rate(&mut self, now: SimTime, rate: BitRate) {
+        assert!(rate.as_bps() > 0, "a link rate must be positive");
+        if rate != self.rate {
+            self.rate = rate;
+            self.rate_changes += 1;
+            self.rate_level.set(now, rate.as_bps());
+        }
+    }
+
+    /// Rate changes so far.
+    pub fn rate_changes(&self) -> u64 {
+        self.rate_changes
+    }
+
+    /// Time-weighted mean rate over `[0, end]`, bit/s.
+    pub fn mean_rate_bps(&self, end: SimTime) -> f64 {
+        self.rate_level.mean_until(end)
+    }
+}
+
+/// A link: its channel, the ports at its ends, and its two directions.
+#[derive(Debug)]
+pub struct Link {
+    /// What joins the ports.
+    pub channel: Channel,
+    /// The ports at its ends; `ends[e]` transmits on `dirs[e]`.
+    pub ends: [PortId; 2],
+    /// The two directions.
+    pub dirs: [Direction; 2],
+    /// Scheduled outages (both directions dark).
+    pub outages: OutageSchedule,
+}
+
+impl Link {
+    /// A point-to-point link between `ends`, each direction with `rate` and `delay`.
+    pub fn point_to_point(
+        ends: [PortId; 2],
+        rate: BitRate,
+        delay: Duration,
+        outages: OutageSchedule,
+    ) -> Self {
+        Link {
+            channel: Channel::PointToPoint,
+            ends,
+            dirs: [Direction::new(rate, delay), Direction::new(rate, delay)],
+            outages,
+        }
+    }
+
+    /// The end of this link that `port` is (0 or 1).
+    pub fn end_of(&self, port: PortId) -> usize {
+        usize::from(self.ends[1] == port)
+    }
+
+    /// Changes the rate of both directions at `now`.
+    pub fn set_rate(&mut self, now: SimTime, rate: BitRate) {
+        for d in &mut self.dirs {
+            d.set_rate(now, rate);
+        }
     }
 }
 
@@ -49,11 +208,42 @@ mod tests {
 
     #[test]
     fn maximum_frame_at_one_gigabit() {
-        let l = LinkDirection { rate: BitRate::gbps(1), delay: Duration::from_ns(500) };
-        let t = l.transmit(SimTime(0), Bytes(1518));
+        let l = Direction::new(BitRate::gbps(1), Duration::from_ns(500));
+        let t = l.timing(SimTime(0), Bytes(1518));
         // (1518 + 20) bytes · 8 ns = 12304 ns of wire time.
         assert_eq!(t.wire_free, SimTime(Duration::from_ns(12_304).as_ps()));
         // Last bit after (1518 + 8) · 8 ns = 12208 ns, plus 500 ns of propagation.
         assert_eq!(t.received, SimTime(Duration::from_ns(12_208 + 500).as_ps()));
+    }
+
+    #[test]
+    fn only_the_head_of_the_cable_needs_an_event() {
+        let mut d = Direction::new(BitRate::gbps(10), Duration::from_ms(1));
+        let a = d.send(SimTime(0), PacketRef(0), Bytes(64));
+        let b = d.send(a.timing.wire_free, PacketRef(1), Bytes(64));
+        assert!(a.schedule_arrival && !b.schedule_arrival);
+        assert_eq!(d.on_cable(), 2);
+        let (first, next) = d.arrive(a.timing.received);
+        assert_eq!((first, next), (Some(PacketRef(0)), Some(b.timing.received)));
+        assert_eq!(d.arrive(b.timing.received), (Some(PacketRef(1)), None));
+    }
+
+    #[test]
+    fn an_aborted_frame_never_arrives() {
+        let mut d = Direction::new(BitRate::gbps(1), Duration::ZERO);
+        let s = d.send(SimTime(0), PacketRef(7), Bytes(1518));
+        assert_eq!(d.abort(s.tx), Some(PacketRef(7)));
+        assert_eq!(d.abort(s.tx), None, "aborted once");
+        assert_eq!(d.arrive(s.timing.received), (None, None));
+    }
+
+    #[test]
+    fn the_mean_rate_weights_each_rate_by_its_time() {
+        let mut d = Direction::new(BitRate::gbps(10), Duration::ZERO);
+        d.set_rate(SimTime(300), BitRate::gbps(1));
+        d.set_rate(SimTime(300), BitRate::gbps(1));
+        assert_eq!(d.rate_changes(), 1, "setting the same rate is no change");
+        let mean = d.mean_rate_bps(SimTime(1000));
+        assert!((mean - (0.3 * 10e9 + 0.7 * 1e9)).abs() < 1.0, "{mean}");
     }
 }

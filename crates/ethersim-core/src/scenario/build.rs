@@ -2,17 +2,20 @@
 //! the schema alone cannot express, then assembly. Each rule names the key path it
 //! concerns and says what is expected.
 
-use crate::app::{App, AppKind, Arrivals, FilePacing, PacketSource, UdpFileTransfer};
+use crate::app::{
+    Arrivals, Endpoint, EndpointKind, FilePacing, PacketSource, PingClient, PingResponder, UdpFileTransfer,
+    UdpSink,
+};
 use crate::engine::{rng, RunLimits};
-use crate::ids::{FlowId, NodeId};
+use crate::ids::{EndpointId, FlowId, LinkId, NodeId, PortId};
 use crate::node::{Host, HostConfig, Port, QueueLimits, Switch};
-use crate::phy::LinkDirection;
-use crate::sim::{Network, Node};
+use crate::phy::{Link, Outage, OutageSchedule};
+use crate::sim::{Flow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::time::{BitRate, Bytes, Duration, SimTime};
-use crate::wire::{ethernet, udp};
+use crate::wire::{ethernet, icmp, udp, Role as End};
 
 use super::error::ScenarioError;
-use super::schema::{AppSpec, BufferSpec, HostSpec, Scenario, SourceSpec, UdpFileSpec};
+use super::schema::{AppSpec, BufferSpec, HostSpec, LinkSpec, PingSpec, Scenario, SourceSpec, UdpFileSpec};
 use super::topology::{Role, Topology};
 
 /// A validated scenario, ready to run.
@@ -30,10 +33,65 @@ type Result<T> = std::result::Result<T, ScenarioError>;
 pub fn build(s: &Scenario) -> Result<Built> {
     let topo = Topology::new(s)?;
     let limits = run_limits(s)?;
+    let links = links(s)?;
     let ports = ports(s, &topo)?;
     let nodes = nodes(s, &topo)?;
-    let (apps, names) = apps(s, &topo)?;
-    Ok(Built { network: Network::new(topo.names, nodes, ports, apps, names), limits })
+    let (endpoints, flows) = apps(s, &topo)?;
+    let trace = trace(s, &topo)?;
+    let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
+    network.trace = trace;
+    Ok(Built { network, limits })
+}
+
+/// One link object per `[[links]]` entry: link `i` joins ports `2i` and `2i + 1`.
+fn links(s: &Scenario) -> Result<Vec<Link>> {
+    s.links
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let ends = [PortId(2 * i as u32), PortId(2 * i as u32 + 1)];
+            let outages = outages(spec, i)?;
+            Ok(Link::point_to_point(ends, spec.rate.0, spec.delay.0, outages))
+        })
+        .collect()
+}
+
+fn outages(spec: &LinkSpec, i: usize) -> Result<OutageSchedule> {
+    let mut list: Vec<Outage> = Vec::with_capacity(spec.outages.len());
+    for (k, o) in spec.outages.iter().enumerate() {
+        let path = format!("links[{i}].outages[{k}]");
+        if o.duration.0 == Duration::ZERO {
+            return Err(ScenarioError::at(format!("{path}.duration"), "must be greater than 0 s"));
+        }
+        let start = SimTime::ZERO + o.start.0;
+        let outage = Outage { start, end: start + o.duration.0 };
+        if let Some(prev) = list.last().filter(|prev| prev.end > start) {
+            return Err(ScenarioError::at(
+                format!("{path}.start"),
+                format!(
+                    "{} is before the end of outages[{}] ({}); list outages in time order, not overlapping",
+                    o.start.0,
+                    k - 1,
+                    prev.end
+                ),
+            ));
+        }
+        list.push(outage);
+    }
+    Ok(OutageSchedule::new(list))
+}
+
+/// The subscribers the scenario asks for on the trace path.
+fn trace(s: &Scenario, topo: &Topology) -> Result<Trace> {
+    let mut trace = Trace::default();
+    for (i, spec) in s.series.iter().enumerate() {
+        let port = topo.port_named(&spec.port, &format!("series[{i}].port"))?;
+        if spec.max_points == 0 {
+            return Err(ScenarioError::at(format!("series[{i}].max_points"), "must be at least 1"));
+        }
+        trace.subscribe(Subscriber::Series(PortSeries::new(port, spec.max_points as usize)));
+    }
+    Ok(trace)
 }
 
 fn run_limits(s: &Scenario) -> Result<RunLimits> {
@@ -64,10 +122,9 @@ fn ports(s: &Scenario, topo: &Topology) -> Result<Vec<Port>> {
             }
         };
         for a in attachments {
-            let link = &s.links[a.link];
-            let direction = LinkDirection { rate: link.rate.0, delay: link.delay.0 };
-            let peer = crate::ids::PortId(a.port.0 ^ 1);
-            ports[a.port.index()] = Some(Port::new(node, peer, direction, limits));
+            let end = (a.port.0 % 2) as usize;
+            let peer = PortId(2 * a.link as u32 + 1 - end as u32);
+            ports[a.port.index()] = Some(Port::new(node, LinkId(a.link as u32), end, peer, limits));
         }
     }
     // Every link has two ends, each attached to a node above.
@@ -132,13 +189,16 @@ fn host_config(spec: &HostSpec, h: usize) -> Result<HostConfig> {
     })
 }
 
-fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<App>, Vec<String>)> {
-    let mut apps = Vec::with_capacity(s.apps.len());
-    let mut names: Vec<String> = Vec::with_capacity(s.apps.len());
+/// The endpoints and flows of the applications: application `i` opens flow `i` between
+/// endpoint `2i` (its source end) and `2i + 1` (its sink end).
+fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
+    let mut endpoints = Vec::with_capacity(2 * s.apps.len());
+    let mut flows: Vec<Flow> = Vec::with_capacity(s.apps.len());
+    let mut seen = std::collections::HashSet::with_capacity(s.apps.len());
     for (i, spec) in s.apps.iter().enumerate() {
         let path = format!("apps[{i}]");
         let name = spec.name().map_or_else(|| path.clone(), str::to_owned);
-        if names.contains(&name) {
+        if !seen.insert(name.clone()) {
             let key = if spec.name().is_some() { format!("{path}.name") } else { path.clone() };
             return Err(ScenarioError::at(
                 key,
@@ -161,30 +221,50 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<App>, Vec<String>)> {
             ));
         }
         let path_mtu = route.iter().map(|&l| s.links[l].mtu.0.get()).min().unwrap_or(ethernet::STANDARD_MTU);
-        let max_payload = udp::max_payload_for_mtu(path_mtu);
-        let payload = spec.payload().get();
-        if payload == 0 || payload > max_payload {
-            return Err(ScenarioError::at(
-                format!("{path}.payload"),
-                format!(
-                    "{payload} B does not fit; expected 1 B to {max_payload} B \
-                     (path MTU {path_mtu} B less 28 B of IPv4 and UDP headers)"
-                ),
-            ));
-        }
-        let kind = match spec {
-            AppSpec::UdpFile(f) => file_transfer(f, &path)?,
-            AppSpec::ConstantRate(src_spec) => source(src_spec, &path, s, false)?,
-            AppSpec::Poisson(src_spec) => source(src_spec, &path, s, true)?,
+        let payload = check_payload(spec, &path, path_mtu)?;
+        let (source, sink) = match spec {
+            AppSpec::UdpFile(f) => (file_transfer(f, &path, payload)?, EndpointKind::UdpSink(UdpSink)),
+            AppSpec::ConstantRate(src_spec) => {
+                (source(src_spec, &path, s, false, payload)?, EndpointKind::UdpSink(UdpSink))
+            }
+            AppSpec::Poisson(src_spec) => {
+                (source(src_spec, &path, s, true, payload)?, EndpointKind::UdpSink(UdpSink))
+            }
+            AppSpec::Ping(p) => {
+                (ping(p, &path, s, payload)?, EndpointKind::PingResponder(PingResponder::default()))
+            }
         };
-        // Each application draws from its own stream, named after the application: a named
+        // Each endpoint draws from its own stream, named after the application: a named
         // application keeps its random numbers when others are added or reordered.
-        let stream = rng::stream(s.seed, &format!("app:{name}.arrivals"));
+        let stream = |end: &str| rng::stream(s.seed, &format!("app:{name}.{end}"));
+        let flow = FlowId(i as u32);
         let start = SimTime::ZERO + spec.start();
-        apps.push(App::new(FlowId(i as u32), src, dst, payload as u32, start, kind, stream));
-        names.push(name);
+        let ends = [EndpointId(2 * i as u32), EndpointId(2 * i as u32 + 1)];
+        endpoints.push(Endpoint::new(src, flow, End::Source, start, source, stream("arrivals")));
+        endpoints.push(Endpoint::new(dst, flow, End::Sink, SimTime::ZERO, sink, stream("sink")));
+        flows.push(Flow::new(name, ends, [src, dst], start));
     }
-    Ok((apps, names))
+    Ok((endpoints, flows))
+}
+
+/// The payload per packet, checked against the path MTU less the headers the
+/// application's protocol adds.
+fn check_payload(spec: &AppSpec, path: &str, path_mtu: u64) -> Result<u32> {
+    let (min, max, headers) = match spec {
+        AppSpec::Ping(_) => (0, icmp::max_data_for_mtu(path_mtu), "IPv4 and ICMP echo headers"),
+        _ => (1, udp::max_payload_for_mtu(path_mtu), "IPv4 and UDP headers"),
+    };
+    let payload = spec.payload().get();
+    if payload < min || payload > max {
+        return Err(ScenarioError::at(
+            format!("{path}.payload"),
+            format!(
+                "{payload} B does not fit; expected {min} B to {max} B \
+                 (path MTU {path_mtu} B less 28 B of {headers})"
+            ),
+        ));
+    }
+    Ok(payload as u32)
 }
 
 fn positive_rate(r: BitRate, path: &str) -> Result<BitRate> {
@@ -195,7 +275,7 @@ fn positive_rate(r: BitRate, path: &str) -> Result<BitRate> {
     }
 }
 
-fn file_transfer(f: &UdpFileSpec, path: &str) -> Result<AppKind> {
+fn file_transfer(f: &UdpFileSpec, path: &str, payload: u32) -> Result<EndpointKind> {
     if f.size.0.get() == 0 {
         return Err(ScenarioError::at(format!("{path}.size"), "must be greater than 0 B"));
     }
@@ -203,30 +283,51 @@ fn file_transfer(f: &UdpFileSpec, path: &str) -> Result<AppKind> {
         Some(r) => FilePacing::Rate(positive_rate(r.0, &format!("{path}.rate"))?),
         None => FilePacing::Host,
     };
-    Ok(AppKind::UdpFile(UdpFileTransfer::new(f.size.0, pacing)))
+    Ok(EndpointKind::UdpFile(UdpFileTransfer::new(f.size.0, payload, pacing)))
 }
 
-fn source(spec: &SourceSpec, path: &str, s: &Scenario, poisson: bool) -> Result<AppKind> {
+/// Checks that an open-loop sender stops: by `stop`, `count`, or the scenario's limits.
+fn check_stops(
+    path: &str,
+    s: &Scenario,
+    start: Duration,
+    stop: Option<Duration>,
+    count: Option<u64>,
+) -> Result<Option<SimTime>> {
+    if count == Some(0) {
+        return Err(ScenarioError::at(format!("{path}.count"), "must be at least 1"));
+    }
+    if let Some(stop) = stop.filter(|&stop| stop <= start) {
+        return Err(ScenarioError::at(
+            format!("{path}.stop"),
+            format!("{stop} must be later than start ({start})"),
+        ));
+    }
+    if stop.is_none() && count.is_none() && s.duration.is_none() && s.max_events.is_none() {
+        return Err(ScenarioError::at(
+            path,
+            "this application never stops: give it `stop` or `count`, or give the scenario a `duration`",
+        ));
+    }
+    Ok(stop.map(|d| SimTime::ZERO + d))
+}
+
+fn ping(spec: &PingSpec, path: &str, s: &Scenario, payload: u32) -> Result<EndpointKind> {
+    let interval = spec.interval.0;
+    if interval == Duration::ZERO {
+        return Err(ScenarioError::at(format!("{path}.interval"), "must be greater than 0 s"));
+    }
+    let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
+    let clock = PacketSource::new(Arrivals::Constant { interval }, stop, spec.count, payload);
+    Ok(EndpointKind::PingClient(PingClient::new(clock)))
+}
+
+fn source(spec: &SourceSpec, path: &str, s: &Scenario, poisson: bool, payload: u32) -> Result<EndpointKind> {
     let rate = positive_rate(spec.rate.0, &format!("{path}.rate"))?;
     // One packet's payload at the payload rate: the (mean) time between packets.
     let interval = rate.time_to_send(Bytes(spec.payload.0.get()));
     let arrivals =
         if poisson { Arrivals::Poisson { mean_interval: interval } } else { Arrivals::Constant { interval } };
-    if spec.count == Some(0) {
-        return Err(ScenarioError::at(format!("{path}.count"), "must be at least 1"));
-    }
-    let start = spec.start.0;
-    if let Some(stop) = spec.stop.filter(|stop| stop.0 <= start) {
-        return Err(ScenarioError::at(
-            format!("{path}.stop"),
-            format!("{} must be later than start ({start})", stop.0),
-        ));
-    }
-    if spec.stop.is_none() && spec.count.is_none() && s.duration.is_none() && s.max_events.is_none() {
-        return Err(ScenarioError::at(
-            path,
-            "this source never stops: give it `stop` or `count`, or give the scenario a `duration`",
-        ));
-    }
-    Ok(AppKind::Source(PacketSource::new(arrivals, spec.stop.map(|d| SimTime::ZERO + d.0), spec.count)))
+    let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
+    Ok(EndpointKind::Source(PacketSource::new(arrivals, stop, spec.count, payload)))
 }

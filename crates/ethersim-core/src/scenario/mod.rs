@@ -15,7 +15,7 @@ pub use schema::Scenario;
 use serde::de::DeserializeOwned;
 use toml::{Table, Value};
 
-use schema::{SourceSpec, UdpFileSpec};
+use schema::{AppSpec, PingSpec, SourceSpec, UdpFileSpec};
 
 /// Deserializes `value` as `T`, reporting the key path of any error under `prefix`.
 fn typed<T: DeserializeOwned>(value: Value, prefix: &str) -> Result<T, ScenarioError> {
@@ -49,7 +49,7 @@ fn check_apps(doc: &Table) -> Result<(), ScenarioError> {
             None => {
                 return Err(ScenarioError::at(
                     format!("{path}.kind"),
-                    "missing; expected one of: udp_file, constant_rate, poisson",
+                    format!("missing; expected one of: {}", AppSpec::KINDS.join(", ")),
                 ))
             }
         };
@@ -57,12 +57,14 @@ fn check_apps(doc: &Table) -> Result<(), ScenarioError> {
         match kind.as_str() {
             "udp_file" => typed::<UdpFileSpec>(rest, &path).map(|_| ())?,
             "constant_rate" | "poisson" => typed::<SourceSpec>(rest, &path).map(|_| ())?,
+            "ping" => typed::<PingSpec>(rest, &path).map(|_| ())?,
             other => {
                 return Err(ScenarioError::at(
                     format!("{path}.kind"),
                     format!(
-                    "unknown application kind {other:?}; expected one of: udp_file, constant_rate, poisson"
-                ),
+                        "unknown application kind {other:?}; expected one of: {}",
+                        AppSpec::KINDS.join(", ")
+                    ),
                 ))
             }
         }

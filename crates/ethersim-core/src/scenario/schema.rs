@@ -42,6 +42,9 @@ pub struct Scenario {
     /// Applications (one flow each).
     #[serde(default)]
     pub apps: Vec<AppSpec>,
+    /// Time series to record: a port's buffer occupancy and gate over time.
+    #[serde(default)]
+    pub series: Vec<SeriesSpec>,
 }
 
 fn default_name() -> String {
@@ -126,6 +129,40 @@ pub struct LinkSpec {
     /// Largest payload of a frame: 1500 B (standard) up to 9000 B (jumbo). Default 1500 B.
     #[serde(default = "default_mtu")]
     pub mtu: SizeSpec,
+    /// Scheduled outages: intervals during which the link carries nothing in either
+    /// direction. A frame whose last bit has not left when an outage starts is lost;
+    /// queued frames wait for the end (a full queue drops as usual). In time order, not
+    /// overlapping. Default none.
+    #[serde(default)]
+    pub outages: Vec<OutageSpec>,
+}
+
+/// One scheduled outage of a link.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutageSpec {
+    /// When the link goes dark.
+    pub start: DurationSpec,
+    /// How long it stays dark.
+    pub duration: DurationSpec,
+}
+
+/// A time series of one port: its buffer occupancy (`queue_bytes`, `queue_frames`) and
+/// whether its transmit gate is open for data (`gate_open`), as change points.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesSpec {
+    /// The port, as `node->peer` (the node that owns it and the node at the other end
+    /// of its link), e.g. `"switch->client"`.
+    pub port: String,
+    /// Most change points kept per quantity; later changes are counted, not kept.
+    /// Default 100000.
+    #[serde(default = "default_max_points")]
+    pub max_points: u32,
+}
+
+const fn default_max_points() -> u32 {
+    100_000
 }
 
 /// An application: one flow from `from` to `to`.
@@ -138,6 +175,41 @@ pub enum AppSpec {
     ConstantRate(SourceSpec),
     /// Packets as a Poisson process.
     Poisson(SourceSpec),
+    /// ICMP echo requests at a fixed interval, answered by the destination: round-trip times.
+    Ping(PingSpec),
+}
+
+const fn default_ping_payload() -> SizeSpec {
+    SizeSpec(Bytes(56))
+}
+
+/// Ping: echo requests every `interval`, each answered by the destination host through
+/// its own transmit path; reports round-trip times (mean, deviation, percentiles).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PingSpec {
+    /// Unique name, used in reports and to name the application's random stream.
+    /// Default `apps[i]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The pinging host.
+    pub from: String,
+    /// The answering host.
+    pub to: String,
+    /// Time between requests (sent whether or not earlier ones were answered).
+    pub interval: DurationSpec,
+    /// Echo data per request and reply. Default 56 B (a 102 B frame).
+    #[serde(default = "default_ping_payload")]
+    pub payload: SizeSpec,
+    /// Requests to send.
+    #[serde(default)]
+    pub count: Option<u64>,
+    /// When the first request is sent. Default 0 s.
+    #[serde(default = "zero_time")]
+    pub start: DurationSpec,
+    /// No request at or after this instant.
+    #[serde(default)]
+    pub stop: Option<DurationSpec>,
 }
 
 /// A UDP file transfer.
@@ -194,11 +266,15 @@ pub struct SourceSpec {
 }
 
 impl AppSpec {
+    /// The kinds an application may be, as written in `kind`.
+    pub const KINDS: &'static [&'static str] = &["udp_file", "constant_rate", "poisson", "ping"];
+
     /// The sending host's name.
     pub fn from(&self) -> &str {
         match self {
             AppSpec::UdpFile(f) => &f.from,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => &s.from,
+            AppSpec::Ping(p) => &p.from,
         }
     }
     /// The receiving host's name.
@@ -206,6 +282,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => &f.to,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => &s.to,
+            AppSpec::Ping(p) => &p.to,
         }
     }
     /// The name given, if any.
@@ -213,6 +290,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => f.name.as_deref(),
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.name.as_deref(),
+            AppSpec::Ping(p) => p.name.as_deref(),
         }
     }
     /// Payload per packet.
@@ -220,6 +298,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => f.payload.0,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.payload.0,
+            AppSpec::Ping(p) => p.payload.0,
         }
     }
     /// Start time.
@@ -227,6 +306,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => f.start.0,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.start.0,
+            AppSpec::Ping(p) => p.start.0,
         }
     }
 }

@@ -161,6 +161,28 @@ impl Topology {
         }
     }
 
+    /// The port named `node->peer`: the port of `node` on its link to `peer`.
+    pub fn port_named(&self, text: &str, path: &str) -> Result<PortId> {
+        let Some((a, b)) = text.split_once("->") else {
+            return Err(ScenarioError::at(
+                path,
+                format!("{text:?} is not a port; expected \"node->peer\", e.g. \"switch->client\""),
+            ));
+        };
+        let (a, b) = (a.trim(), b.trim());
+        let node = self.lookup(a, path)?;
+        let peer = self.lookup(b, path)?;
+        let mut found = self.attachments[node.index()].iter().filter(|at| at.neighbour == peer);
+        match (found.next(), found.next()) {
+            (Some(at), None) => Ok(at.port),
+            (None, _) => Err(ScenarioError::at(path, format!("no link joins {a:?} and {b:?}"))),
+            (Some(_), Some(_)) => Err(ScenarioError::at(
+                path,
+                format!("several links join {a:?} and {b:?}; a port name must be unambiguous"),
+            )),
+        }
+    }
+
     /// Host ids, in order.
     pub fn hosts(&self) -> impl Iterator<Item = NodeId> + '_ {
         (0..self.names.len() as u32).map(NodeId).filter(|n| matches!(self.roles[n.index()], Role::Host(_)))

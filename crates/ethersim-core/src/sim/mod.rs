@@ -1,16 +1,23 @@
-//! A built network and how it runs: the event enum, the dispatch of each event to the
-//! models, and the results a run reports.
+//! A built network and how it runs: the event enum, the handlers of each layer's events
+//! (`handlers/`), flows, the packet pool, the trace path, and the results a run reports.
 //!
 //! Assembly is not execution: the scenario layer validates a description and builds a
 //! [`Network`]; [`Simulation`] runs it. Nothing here reads a file or a clock.
 
 pub mod event;
+pub mod flows;
+mod handlers;
 pub mod network;
+pub mod pool;
 pub mod results;
+pub mod trace;
 
 pub use event::Event;
+pub use flows::Flow;
 pub use network::{Network, Node};
-pub use results::{FlowResult, HostResult, PortResult, RunSummary};
+pub use pool::PacketPool;
+pub use results::{FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult};
+pub use trace::{DropReason, PortSeries, Subscriber, Trace, TraceLog, TraceRecord};
 
 use crate::engine::{RunLimits, Scheduler, StopReason};
 use crate::time::SimTime;
@@ -25,7 +32,8 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Prepares `network` to run within `limits`: schedules each application's start.
+    /// Prepares `network` to run within `limits`: schedules each endpoint's start and each
+    /// link's first outage.
     pub fn new(mut network: Network, limits: RunLimits) -> Self {
         let mut scheduler = Scheduler::default();
         network.schedule_starts(&mut scheduler);
@@ -65,6 +73,17 @@ impl Simulation {
     /// The network, for inspection.
     pub fn network(&self) -> &Network {
         &self.network
+    }
+
+    /// The network, to subscribe to its trace or attach a policy before running.
+    pub fn network_mut(&mut self) -> &mut Network {
+        &mut self.network
+    }
+
+    /// The network and its scheduler together, to act on the network between slices of
+    /// a run at the current instant (tests and embedding programs).
+    pub fn parts_mut(&mut self) -> (&mut Network, &mut Scheduler<Event>) {
+        (&mut self.network, &mut self.scheduler)
     }
 
     /// The clock and event counts.

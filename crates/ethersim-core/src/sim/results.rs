@@ -1,55 +1,73 @@
-//! What a run reports: per flow, per port, per host, and for all packets together.
+//! What a run reports: per flow, per port, per link, per host, time series, and for all
+//! packets together.
 //!
 //! The summary holds simulated quantities only, so the same scenario and seed give a
 //! byte-identical summary on any machine; wall-clock figures are reported beside it.
+//! Each application kind adds its own figures to its flow's row (see
+//! [`Endpoint::report`](crate::app::Endpoint::report)); this module lists no kind.
 
 use serde::Serialize;
+use serde_json::{Map, Value};
 
-use crate::app::AppKind;
 use crate::engine::StopReason;
+use crate::ids::PortId;
 use crate::stats::{DelayStats, DelaySummary};
 use crate::time::SimTime;
+use crate::wire::Role;
 
 use super::network::{Network, Node};
+use super::trace::Subscriber;
 
 /// The results of one flow.
 #[derive(Clone, Debug, Serialize)]
 pub struct FlowResult {
     /// Application name.
     pub name: String,
-    /// Application kind (`udp_file`, `constant_rate`, `poisson`).
+    /// Application kind, as the application names itself (`udp_file`, `ping`, ...).
     pub kind: &'static str,
-    /// Sending host.
+    /// Source host.
     pub from: String,
-    /// Receiving host.
+    /// Sink host.
     pub to: String,
-    /// Packets handed to the sending host.
+    /// Data packets handed to the source's host.
     pub packets_sent: u64,
-    /// Payload bytes handed to the sending host.
+    /// Their payload bytes.
     pub bytes_sent: u64,
-    /// Packets a source generated while its host had no free buffer.
+    /// Packets generated while the source's host had no free buffer (lost at the sender).
     pub send_drops: u64,
-    /// Packets delivered to the receiver.
+    /// Data packets delivered to the sink.
     pub packets_received: u64,
-    /// Payload bytes delivered to the receiver.
+    /// Their payload bytes (the goodput's numerator; acknowledgements never count).
     pub bytes_received: u64,
-    /// Packets lost in the network (queue or receive-ring overflow).
+    /// Packets of the forward direction lost in the network (queue, ring or wire).
     pub lost: u64,
-    /// Packets still in the network when the run ended.
+    /// Packets of the flow (both directions) still in the network when the run ended.
     pub in_flight: u64,
     /// Packets lost anywhere (at the sender or in the network) as a fraction of those
     /// generated: (`lost` + `send_drops`) / (`packets_sent` + `send_drops`).
     pub loss_fraction: f64,
-    /// Packets received out of order.
+    /// Data packets delivered out of order.
     pub reordered: u64,
+    /// Data packets the sink end sent back (echo replies).
+    pub reverse_packets_sent: u64,
+    /// Of those, delivered to the source end.
+    pub reverse_packets_received: u64,
+    /// Acknowledgements the sink end sent back.
+    pub acks_sent: u64,
+    /// Packets of the reverse direction lost in the network.
+    pub reverse_lost: u64,
     /// When the application started, s.
     pub start_s: f64,
-    /// From start until the last packet left the network, s (`null` if unfinished).
+    /// From start until the flow completed, s (`null` if unfinished).
     pub completion_time_s: Option<f64>,
-    /// Payload bits received per second, from start to completion (or to the end of the run).
+    /// Payload bits delivered to the sink per second, from start to completion (or to the
+    /// end of the run).
     pub goodput_bps: f64,
-    /// One-way delay, from hand-over to the host to delivery.
+    /// One-way delay of the data, from hand-over to the source's host to delivery.
     pub delay: DelaySummary,
+    /// Figures of the application's own kind (a ping's round-trip times, say).
+    #[serde(flatten)]
+    pub app: Map<String, Value>,
 }
 
 /// The results of one port (one direction of a link).
@@ -59,28 +77,50 @@ pub struct PortResult {
     pub node: String,
     /// Node at the other end.
     pub peer: String,
-    /// Link rate, bit/s.
+    /// Link rate at the end of the run, bit/s.
     pub rate_bps: u64,
+    /// Time-weighted mean link rate over the run, bit/s.
+    pub mean_rate_bps: f64,
+    /// Rate changes during the run.
+    pub rate_changes: u64,
     /// Propagation delay, s.
     pub delay_s: f64,
-    /// Frames whose last bit left the port by the end of the run.
+    /// Data frames whose last bit left the port by the end of the run.
     pub frames_sent: u64,
     /// Bytes of those frames (frame lengths).
     pub bytes_sent: u64,
+    /// MAC control frames sent.
+    pub control_sent: u64,
+    /// MAC control frames received.
+    pub control_received: u64,
     /// Frames dropped at this port's queue.
     pub drops: u64,
     /// Bytes dropped at this port's queue.
     pub dropped_bytes: u64,
-    /// Largest queue held for a positive time, bytes (a frame on the wire is not queued).
+    /// Frames cut off on the wire when the link went dark.
+    pub wire_losses: u64,
+    /// Largest buffer occupancy held for a positive time, bytes (a frame counts until its
+    /// last bit has left).
     pub max_queue_bytes: u64,
-    /// Largest queue held for a positive time, frames.
+    /// Largest buffer occupancy held for a positive time, frames.
     pub max_queue_frames: u64,
-    /// Time-averaged queue, bytes.
+    /// Time-averaged buffer occupancy, bytes.
     pub mean_queue_bytes: f64,
-    /// Time-averaged queue, frames.
+    /// Time-averaged buffer occupancy, frames.
     pub mean_queue_frames: f64,
     /// Fraction of the run spent transmitting.
     pub utilization: f64,
+}
+
+/// The results of one link.
+#[derive(Clone, Debug, Serialize)]
+pub struct LinkResult {
+    /// The nodes it joins.
+    pub between: [String; 2],
+    /// Outages begun during the run.
+    pub outages: u64,
+    /// Time spent dark, s.
+    pub dark_s: f64,
 }
 
 /// The results of one host.
@@ -88,12 +128,27 @@ pub struct PortResult {
 pub struct HostResult {
     /// Host name.
     pub name: String,
-    /// Packets its applications handed over.
+    /// Packets its endpoints handed over.
     pub tx_packets: u64,
-    /// Frames delivered to its applications.
+    /// Frames delivered to its endpoints.
     pub rx_packets: u64,
     /// Frames lost to a full receive ring.
     pub rx_drops: u64,
+}
+
+/// One quantity of one port over time, as change points.
+#[derive(Clone, Debug, Serialize)]
+pub struct SeriesResult {
+    /// The port, `node->peer`.
+    pub port: String,
+    /// `queue_bytes`, `queue_frames` or `gate_open`.
+    pub quantity: &'static str,
+    /// Instants of the changes, ps.
+    pub t_ps: Vec<u64>,
+    /// The level from each instant on.
+    pub value: Vec<u64>,
+    /// Change points not kept (the series' point limit was reached).
+    pub dropped_points: u64,
 }
 
 /// Everything a run reports that simulation determines (no wall-clock figures).
@@ -111,24 +166,121 @@ pub struct RunSummary {
     pub sim_time_ps: u64,
     /// Events executed.
     pub events: u64,
-    /// Delay over every delivered packet of every flow.
+    /// Delay over every delivered data packet of every flow.
     pub delay: DelaySummary,
     /// Per flow.
     pub flows: Vec<FlowResult>,
     /// Per port.
     pub ports: Vec<PortResult>,
+    /// Per link.
+    pub links: Vec<LinkResult>,
     /// Per host.
     pub hosts: Vec<HostResult>,
+    /// Time series asked for in the scenario.
+    pub series: Vec<SeriesResult>,
 }
 
-fn kind_name(kind: &AppKind) -> &'static str {
-    match kind {
-        AppKind::UdpFile(_) => "udp_file",
-        AppKind::Source(s) => match s.arrivals {
-            crate::app::Arrivals::Constant { .. } => "constant_rate",
-            crate::app::Arrivals::Poisson { .. } => "poisson",
-        },
+fn flow_results(net: &Network, end: SimTime, all_delays: &mut DelayStats) -> Vec<FlowResult> {
+    net.flows
+        .iter()
+        .map(|flow| {
+            let c = &flow.counters;
+            all_delays.merge(&c.delay);
+            let fwd = &c.dirs[Role::Sink.index()];
+            let rev = &c.dirs[Role::Source.index()];
+            let [src, dst] = flow.ends.map(|e| &net.endpoints[e.index()]);
+            let send_drops = src.send_drops();
+            let mut app = Map::new();
+            src.report(&mut app);
+            dst.report(&mut app);
+            let done = flow.completed_at;
+            let span = done.unwrap_or(end).saturating_since(flow.start).as_secs_f64();
+            let generated = fwd.packets_sent + send_drops;
+            FlowResult {
+                name: flow.name.clone(),
+                kind: src.kind_name(),
+                from: net.names[flow.hosts[0].index()].clone(),
+                to: net.names[flow.hosts[1].index()].clone(),
+                packets_sent: fwd.packets_sent,
+                bytes_sent: fwd.bytes_sent,
+                send_drops,
+                packets_received: fwd.packets_received,
+                bytes_received: fwd.bytes_received,
+                lost: fwd.lost,
+                in_flight: flow.in_flight,
+                loss_fraction: if generated == 0 {
+                    0.0
+                } else {
+                    (fwd.lost + send_drops) as f64 / generated as f64
+                },
+                reordered: fwd.reordered,
+                reverse_packets_sent: rev.packets_sent,
+                reverse_packets_received: rev.packets_received,
+                acks_sent: rev.acks_sent,
+                reverse_lost: rev.lost,
+                start_s: flow.start.as_secs_f64(),
+                completion_time_s: done.map(|t| t.saturating_since(flow.start).as_secs_f64()),
+                goodput_bps: if span > 0.0 { fwd.bytes_received as f64 * 8.0 / span } else { 0.0 },
+                delay: c.delay.summary(),
+                app,
+            }
+        })
+        .collect()
+}
+
+fn port_results(net: &Network, end: SimTime) -> Vec<PortResult> {
+    net.ports
+        .iter()
+        .map(|p| {
+            let s = p.stats();
+            let q = p.queue();
+            let (bytes, frames) = (q.bytes_level(end), q.frames_level(end));
+            let dir = &net.links[p.link.index()].dirs[p.end];
+            PortResult {
+                node: net.names[p.node.index()].clone(),
+                peer: net.names[net.ports[p.peer.index()].node.index()].clone(),
+                rate_bps: dir.rate().as_bps(),
+                mean_rate_bps: dir.mean_rate_bps(end),
+                rate_changes: dir.rate_changes(),
+                delay_s: dir.delay().as_secs_f64(),
+                frames_sent: p.frames_sent_by(end),
+                bytes_sent: p.bytes_sent_by(end),
+                control_sent: s.control_sent,
+                control_received: s.control_received,
+                drops: s.drops,
+                dropped_bytes: s.dropped_bytes,
+                wire_losses: s.wire_losses,
+                max_queue_bytes: bytes.max_until(end),
+                max_queue_frames: frames.max_until(end),
+                mean_queue_bytes: bytes.mean_until(end),
+                mean_queue_frames: frames.mean_until(end),
+                utilization: p.utilization(end),
+            }
+        })
+        .collect()
+}
+
+fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
+    let mut out = Vec::new();
+    for s in net.trace.subscribers() {
+        let Subscriber::Series(series) = s else { continue };
+        let series = series.settled(end);
+        let port = net.port_name(series.port);
+        for (quantity, points) in [
+            ("queue_bytes", &series.queue_bytes),
+            ("queue_frames", &series.queue_frames),
+            ("gate_open", &series.gate_open),
+        ] {
+            out.push(SeriesResult {
+                port: port.clone(),
+                quantity,
+                t_ps: points.iter().map(|p| p.0.as_ps()).collect(),
+                value: points.iter().map(|p| p.1).collect(),
+                dropped_points: series.dropped_points,
+            });
+        }
     }
+    out
 }
 
 /// Builds the summary of `net` at simulated time `end`.
@@ -141,65 +293,14 @@ pub fn summarize(
     events: u64,
 ) -> RunSummary {
     let mut all_delays = DelayStats::default();
-    let flows = net
-        .apps
+    let flows = flow_results(net, end, &mut all_delays);
+    let links = net
+        .links
         .iter()
-        .zip(&net.app_names)
-        .map(|(app, name)| {
-            all_delays.merge(&app.received.delay);
-            let done = app.completed_at;
-            let span = done.unwrap_or(end).saturating_since(app.start).as_secs_f64();
-            let sent = app.sent;
-            FlowResult {
-                name: name.clone(),
-                kind: kind_name(&app.kind),
-                from: net.names[app.src.index()].clone(),
-                to: net.names[app.dst.index()].clone(),
-                packets_sent: sent.packets,
-                bytes_sent: sent.bytes,
-                send_drops: sent.send_drops,
-                packets_received: app.received.packets,
-                bytes_received: app.received.bytes,
-                lost: sent.network_drops,
-                in_flight: sent.in_flight,
-                loss_fraction: {
-                    let generated = sent.packets + sent.send_drops;
-                    let lost = sent.network_drops + sent.send_drops;
-                    if generated == 0 {
-                        0.0
-                    } else {
-                        lost as f64 / generated as f64
-                    }
-                },
-                reordered: app.received.reordered,
-                start_s: app.start.as_secs_f64(),
-                completion_time_s: done.map(|t| t.saturating_since(app.start).as_secs_f64()),
-                goodput_bps: if span > 0.0 { app.received.bytes as f64 * 8.0 / span } else { 0.0 },
-                delay: app.received.delay.summary(),
-            }
-        })
-        .collect();
-    let ports = net
-        .ports
-        .iter()
-        .map(|p| {
-            let s = p.stats();
-            let q = p.queue();
-            PortResult {
-                node: net.names[p.node.index()].clone(),
-                peer: net.names[net.ports[p.peer.index()].node.index()].clone(),
-                rate_bps: p.link.rate.as_bps(),
-                delay_s: p.link.delay.as_secs_f64(),
-                frames_sent: p.frames_sent_by(end),
-                bytes_sent: p.bytes_sent_by(end),
-                drops: s.drops,
-                dropped_bytes: s.dropped_bytes,
-                max_queue_bytes: q.bytes_level().max_until(end),
-                max_queue_frames: q.frames_level().max_until(end),
-                mean_queue_bytes: q.bytes_level().mean_until(end),
-                mean_queue_frames: q.frames_level().mean_until(end),
-                utilization: p.utilization(end),
-            }
+        .map(|l| LinkResult {
+            between: l.ends.map(|p: PortId| net.names[net.ports[p.index()].node.index()].clone()),
+            outages: l.outages.begun_by(end),
+            dark_s: l.outages.dark_time(end).as_secs_f64(),
         })
         .collect();
     let hosts = net
@@ -225,7 +326,9 @@ pub fn summarize(
         events,
         delay: all_delays.summary(),
         flows,
-        ports,
+        ports: port_results(net, end),
+        links,
         hosts,
+        series: series_results(net, end),
     }
 }

@@ -1,9 +1,11 @@
 //! Statistics that cost O(1) memory however many packets a run simulates.
 
 pub mod delay;
+pub mod flow;
 pub mod moments;
 pub mod time_weighted;
 
 pub use delay::{DelayStats, DelaySummary};
+pub use flow::{DirectionCounters, FlowCounters};
 pub use moments::Moments;
 pub use time_weighted::TimeWeighted;

@@ -2,8 +2,19 @@
 //! pass around. No behaviour lives here.
 
 pub mod ethernet;
+pub mod icmp;
 pub mod ip;
 pub mod packet;
 pub mod udp;
 
-pub use packet::{Packet, PacketKind};
+pub use packet::{Packet, PacketKind, PacketRef, Protocol, Role};
+
+/// The Ethernet frame length of a packet of `protocol` carrying `payload` bytes of
+/// application data (with padding to the minimum frame).
+pub const fn frame_len(protocol: Protocol, payload: u64) -> u64 {
+    match protocol {
+        Protocol::Udp => udp::frame_len(payload),
+        Protocol::IcmpEcho => icmp::frame_len(payload),
+        Protocol::MacControl => ethernet::MIN_FRAME,
+    }
+}

@@ -1,36 +1,89 @@
 //! The packet descriptor: what the simulator carries instead of payload bytes.
 //!
-//! A `Packet` is a small `Copy` value (no heap), so moving one through queues and
-//! events allocates nothing. Payload bytes are never stored; a pcap writer encodes
-//! headers from the descriptor.
+//! A `Packet` is a small `Copy` value (no heap). While a packet is in the network it
+//! lives in the network's packet pool (`sim::PacketPool`) and queues, rings and events hold its
+//! [`PacketRef`], four bytes, so the event list's entries stay small however many fields
+//! a packet grows. Payload bytes are never stored; a pcap writer encodes headers from
+//! the descriptor.
 
 use crate::ids::{FlowId, NodeId};
 use crate::time::SimTime;
 
-/// What a frame carries.
+/// What a frame is for, which decides what it counts towards in the results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PacketKind {
-    /// A UDP/IPv4 datagram of an application flow.
+    /// Application data: counts towards its flow's packets, bytes and goodput.
+    Data,
+    /// A transport acknowledgement: counted on its flow's reverse direction, never as goodput.
+    Ack,
+    /// A MAC control frame (802.3 Annex 31A, e.g. PAUSE): belongs to no flow, goes only to
+    /// the link partner, and is counted by the ports that send and receive it.
+    Control,
+}
+
+/// The header stack a frame carries (for sizes now, and for pcap encoding).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// UDP over IPv4 (RFC 768).
     Udp,
+    /// ICMP echo request or reply over IPv4 (RFC 792).
+    IcmpEcho,
+    /// MAC control (EtherType 0x8808).
+    MacControl,
+}
+
+/// The two ends of a flow. A packet names the end it travels to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    /// The end that opened the flow: the sender of a transfer, the pinger.
+    Source = 0,
+    /// The other end: the receiver of a transfer, the echo responder.
+    Sink = 1,
+}
+
+impl Role {
+    /// The index of this end in a flow's pair of ends.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+    /// The other end.
+    #[must_use]
+    pub const fn other(self) -> Role {
+        match self {
+            Role::Source => Role::Sink,
+            Role::Sink => Role::Source,
+        }
+    }
 }
 
 /// One frame in flight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
-    /// What the frame carries.
+    /// What the frame is for.
     pub kind: PacketKind,
-    /// The application flow it belongs to.
+    /// Its header stack.
+    pub protocol: Protocol,
+    /// The end of its flow it travels to (meaningless for control frames).
+    pub to: Role,
+    /// The flow it belongs to ([`FlowId::NONE`] for control frames).
     pub flow: FlowId,
-    /// Sending host.
+    /// Sending node.
     pub src: NodeId,
-    /// Destination host.
+    /// Destination node.
     pub dst: NodeId,
-    /// Sequence number within the flow, from 0.
+    /// Sequence number within its flow and direction, from 0.
     pub seq: u64,
     /// Frame length (destination address through FCS), bytes.
     pub frame_len: u32,
     /// Application payload, bytes.
     pub payload: u32,
-    /// When the application handed it to its host.
+    /// When its sending endpoint handed it to its host.
     pub created: SimTime,
+    /// A timestamp echoed back by the receiver (an echo reply carries its request's
+    /// `created`); [`SimTime::NEVER`] when there is none.
+    pub echo: SimTime,
 }
+
+/// A handle to a packet held in the network's packet pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PacketRef(pub u32);

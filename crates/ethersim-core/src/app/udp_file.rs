@@ -4,8 +4,9 @@
 //! sender. The receiver does not recover losses.
 
 use crate::time::{BitRate, Bytes, SimTime};
+use crate::wire::{PacketKind, Protocol, Role};
 
-use super::Next;
+use super::{Next, Outgoing};
 
 /// How the sender paces the datagrams.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,14 +22,17 @@ pub enum FilePacing {
 pub struct UdpFileTransfer {
     /// How datagrams are paced.
     pub pacing: FilePacing,
+    /// Payload per datagram (the last may be shorter).
+    pub payload: u32,
     remaining: u64,
     next_at: SimTime,
+    next_seq: u64,
 }
 
 impl UdpFileTransfer {
-    /// A transfer of `size` bytes.
-    pub fn new(size: Bytes, pacing: FilePacing) -> Self {
-        UdpFileTransfer { pacing, remaining: size.get(), next_at: SimTime::ZERO }
+    /// A transfer of `size` bytes in datagrams of `payload` bytes.
+    pub fn new(size: Bytes, payload: u32, pacing: FilePacing) -> Self {
+        UdpFileTransfer { pacing, payload, remaining: size.get(), next_at: SimTime::ZERO, next_seq: 0 }
     }
 
     /// Bytes not yet handed to the host.
@@ -50,12 +54,21 @@ impl UdpFileTransfer {
         }
     }
 
-    pub(super) fn take(&mut self, now: SimTime, max_payload: u32) -> u32 {
-        let payload = self.remaining.min(u64::from(max_payload)) as u32;
+    pub(super) fn take(&mut self, now: SimTime) -> Outgoing {
+        let payload = self.remaining.min(u64::from(self.payload)) as u32;
         self.remaining -= u64::from(payload);
         if let FilePacing::Rate(rate) = self.pacing {
             self.next_at = now + rate.time_to_send(Bytes(u64::from(payload)));
         }
-        payload
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        Outgoing {
+            to: Role::Sink,
+            kind: PacketKind::Data,
+            protocol: Protocol::Udp,
+            payload,
+            seq,
+            echo: SimTime::NEVER,
+        }
     }
 }

@@ -1,0 +1,143 @@
+//! Endpoints: waking them, letting them send, and delivering packets to them.
+
+use crate::app::Next;
+use crate::engine::{Generation, Scheduler};
+use crate::ids::{EndpointId, NodeId};
+use crate::sim::event::Event;
+use crate::sim::network::Network;
+use crate::sim::trace::{DropReason, TraceRecord};
+use crate::wire::{self, Packet, PacketKind, PacketRef, Role};
+
+impl Network {
+    pub(in crate::sim) fn on_endpoint_wake(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        endpoint: EndpointId,
+        generation: Generation,
+    ) {
+        let timer = &mut self.endpoints[endpoint.index()].timer;
+        if sched.timer_fires(timer, generation, |generation| Event::EndpointWake { endpoint, generation }) {
+            self.drive_endpoint(sched, endpoint);
+        }
+    }
+
+    /// Lets an endpoint act until it sleeps, blocks, waits for packets or finishes.
+    pub(in crate::sim) fn drive_endpoint(&mut self, sched: &mut Scheduler<Event>, endpoint: EndpointId) {
+        let now = sched.now();
+        loop {
+            let host = self.endpoints[endpoint.index()].host;
+            let buffer_free = self.host(host).has_tx_buffer();
+            let e = &mut self.endpoints[endpoint.index()];
+            match e.poll(now, buffer_free) {
+                Next::Send => {
+                    let out = e.take(now);
+                    let flow_id = e.flow;
+                    let flow = &mut self.flows[flow_id.index()];
+                    let pkt = Packet {
+                        kind: out.kind,
+                        protocol: out.protocol,
+                        to: out.to,
+                        flow: flow_id,
+                        src: host,
+                        dst: flow.hosts[out.to.index()],
+                        seq: out.seq,
+                        frame_len: wire::frame_len(out.protocol, u64::from(out.payload)) as u32,
+                        payload: out.payload,
+                        created: now,
+                        echo: out.echo,
+                    };
+                    flow.counters.dirs[out.to.index()].sent(&pkt);
+                    flow.in_flight += 1;
+                    self.in_flight += 1;
+                    let r = self.packets.insert(pkt);
+                    self.host_send(sched, host, r);
+                }
+                Next::SleepUntil(t) => {
+                    sched.arm(&mut e.timer, t, |generation| Event::EndpointWake { endpoint, generation });
+                    return;
+                }
+                Next::WaitForBuffer => {
+                    if !e.waiting_for_buffer {
+                        e.waiting_for_buffer = true;
+                        self.host_mut(host).wait_for_buffer(endpoint);
+                    }
+                    return;
+                }
+                Next::Idle => return,
+                Next::Finished => {
+                    if !e.finished {
+                        e.finished = true;
+                        let flow = e.flow;
+                        self.check_complete(now, flow);
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Gives freed transmit buffers of `node` to the endpoints waiting for one, in the
+    /// order they began to wait.
+    pub(in crate::sim) fn serve_buffer_waiters(&mut self, sched: &mut Scheduler<Event>, node: NodeId) {
+        while let Some(endpoint) = self.host_mut(node).next_waiting() {
+            self.endpoints[endpoint.index()].waiting_for_buffer = false;
+            self.drive_endpoint(sched, endpoint);
+        }
+    }
+
+    /// Hands the packet `r`, received whole by host `node`, to its endpoint.
+    pub(in crate::sim) fn deliver(&mut self, sched: &mut Scheduler<Event>, node: NodeId, r: PacketRef) {
+        let now = sched.now();
+        if self.packets.get(r).dst != node {
+            self.lose(now, r, None, node, DropReason::Unroutable);
+            return;
+        }
+        let pkt = self.packets.remove(r);
+        debug_assert!(pkt.kind != PacketKind::Control, "control frames stop at the MAC");
+        self.in_flight -= 1;
+        let flow = &mut self.flows[pkt.flow.index()];
+        flow.in_flight -= 1;
+        flow.counters.dirs[pkt.to.index()].received(now, &pkt);
+        if pkt.to == Role::Sink && pkt.kind == PacketKind::Data {
+            flow.counters.delay.record(now - pkt.created);
+        }
+        let endpoint = flow.ends[pkt.to.index()];
+        self.trace.emit(now, || TraceRecord::Delivered {
+            node,
+            flow: pkt.flow,
+            to: pkt.to,
+            kind: pkt.kind,
+            frame_len: pkt.frame_len,
+        });
+        self.endpoints[endpoint.index()].on_packet(now, &pkt);
+        self.drive_endpoint(sched, endpoint);
+        self.check_complete(now, pkt.flow);
+    }
+
+    /// The packet `r` is lost at `node` (at `port`, if a port lost it) for `reason`.
+    pub(in crate::sim) fn lose(
+        &mut self,
+        now: crate::time::SimTime,
+        r: PacketRef,
+        port: Option<crate::ids::PortId>,
+        node: NodeId,
+        reason: DropReason,
+    ) {
+        let pkt = self.packets.remove(r);
+        self.trace.emit(now, || TraceRecord::Dropped {
+            port,
+            node,
+            flow: pkt.flow,
+            frame_len: pkt.frame_len,
+            reason,
+        });
+        if pkt.kind == PacketKind::Control {
+            return;
+        }
+        self.in_flight -= 1;
+        let flow = &mut self.flows[pkt.flow.index()];
+        flow.in_flight -= 1;
+        flow.counters.dirs[pkt.to.index()].lost += 1;
+        self.check_complete(now, pkt.flow);
+    }
+}

@@ -1,0 +1,79 @@
+//! Links: frames arriving at the far end of a direction, and scheduled outages.
+
+use crate::engine::Scheduler;
+use crate::ids::{LinkId, PortId};
+use crate::phy::{Closer, FrameClass};
+use crate::sim::event::Event;
+use crate::sim::network::{Network, Node};
+use crate::sim::trace::{DropReason, TraceRecord};
+use crate::wire::{PacketKind, PacketRef};
+
+impl Network {
+    pub(in crate::sim) fn on_arrival(&mut self, sched: &mut Scheduler<Event>, link: LinkId, dir: usize) {
+        let now = sched.now();
+        let l = &mut self.links[link.index()];
+        let (pkt, next) = l.dirs[dir].arrive(now);
+        let receiver = l.ends[1 - dir];
+        if let Some(t) = next {
+            sched.schedule_at(t, Event::Arrival { link, dir: dir as u8 });
+        }
+        if let Some(r) = pkt {
+            self.receive(sched, receiver, r);
+        }
+    }
+
+    /// `port` received the packet `r` whole: a switch forwards it, a host takes it in.
+    fn receive(&mut self, sched: &mut Scheduler<Event>, port: PortId, r: PacketRef) {
+        let now = sched.now();
+        if self.packets.get(r).kind == PacketKind::Control {
+            self.receive_control(sched, port, r);
+            return;
+        }
+        let node = self.ports[port.index()].node;
+        match &self.nodes[node.index()] {
+            Node::Switch(sw) => match sw.route(self.packets.get(r).dst) {
+                Some(out) => self.port_send(sched, out, r),
+                // Validation guarantees a route to every destination an endpoint names.
+                None => self.lose(now, r, None, node, DropReason::Unroutable),
+            },
+            Node::Host(_) => self.host_receive(sched, node, r),
+        }
+    }
+
+    /// A link's outage begins: both directions go dark until it ends. A frame whose last
+    /// bit has not left is lost; waiting frames wait; each port reopens at the end.
+    pub(in crate::sim) fn on_outage_start(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
+        let now = sched.now();
+        let l = &mut self.links[link.index()];
+        let Some(outage) = l.outages.begin(now) else {
+            return;
+        };
+        if let Some(t) = l.outages.next_start() {
+            sched.schedule_at(t, Event::OutageStart { link });
+        }
+        let ends = l.ends;
+        self.trace.emit(now, || TraceRecord::LinkDark { link, until: outage.end });
+        for (end, port) in ends.into_iter().enumerate() {
+            self.close_gate(now, port, Closer::Link, outage.end);
+            let p = &mut self.ports[port.index()];
+            if let Some(cut) = p.cut_off(now) {
+                let node = p.node;
+                let frame_len = self.links[link.index()].dirs[end].abort(cut.tx).map_or(0, |r| {
+                    let len = self.packets.get(r).frame_len;
+                    self.lose(now, r, Some(port), node, DropReason::CutOff);
+                    len
+                });
+                self.trace.emit(now, || TraceRecord::TxCutOff {
+                    port,
+                    tx: cut.tx,
+                    class: cut.class,
+                    frame_len,
+                });
+                if cut.class == FrameClass::Data {
+                    self.release_host_buffer(sched, node);
+                }
+            }
+            self.try_start(sched, port);
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! Ports: queueing, starting frames through the transmit gate, finishing them, the
+//! gate's wake-ups and the queue policy's hooks. MAC control frames arrive here too.
+
+use crate::engine::{Generation, Scheduler};
+use crate::ids::PortId;
+use crate::node::{NextTx, PolicyAction, Queued};
+use crate::phy::{Closer, FrameClass, TxId};
+use crate::sim::event::Event;
+use crate::sim::network::{Network, Node};
+use crate::sim::trace::{DropReason, TraceRecord};
+use crate::time::SimTime;
+use crate::wire::PacketRef;
+
+/// A moment of a port's queue a policy sees.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum QueueMoment {
+    Enqueued,
+    Dequeued,
+    Empty,
+}
+
+impl Network {
+    /// Queues the data packet `r` on `port` and starts it if the port can.
+    pub(in crate::sim) fn port_send(&mut self, sched: &mut Scheduler<Event>, port: PortId, r: PacketRef) {
+        let now = sched.now();
+        let frame = Queued { pkt: r, len: self.packets.get(r).frame_len };
+        let p = &mut self.ports[port.index()];
+        if p.enqueue(now, frame).is_err() {
+            let node = p.node;
+            self.lose(now, r, Some(port), node, DropReason::QueueFull);
+            return;
+        }
+        self.trace.emit(now, || {
+            let (held_bytes, held_frames) = p.queue().held_at(now);
+            TraceRecord::Enqueued { port, held_bytes, held_frames }
+        });
+        self.policy_hook(sched, port, QueueMoment::Enqueued);
+        self.try_start(sched, port);
+    }
+
+    /// Puts the MAC control frame `r` in `port`'s priority slot and starts it if it can.
+    /// (The seam PAUSE sends through; until it lands only tests use it.)
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(in crate::sim) fn port_send_control(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        r: PacketRef,
+    ) {
+        let frame = Queued { pkt: r, len: self.packets.get(r).frame_len };
+        self.ports[port.index()].enqueue_control(frame);
+        self.try_start(sched, port);
+    }
+
+    /// Starts the next frame on `port` if its wire is free and its gate open; if a frame
+    /// waits behind a gate that reopens by itself, arms the port's wake-up for then.
+    pub(in crate::sim) fn try_start(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+        let now = sched.now();
+        let p = &mut self.ports[port.index()];
+        match p.next_tx(now) {
+            NextTx::Ready(class) => {
+                let link = p.link;
+                let end = p.end;
+                let (frame, sent) = p.start(now, class, &mut self.links[link.index()].dirs[end]);
+                sched.schedule_at(sent.timing.wire_free, Event::TxDone { port, tx: sent.tx });
+                if sent.schedule_arrival {
+                    sched.schedule_at(sent.timing.received, Event::Arrival { link, dir: end as u8 });
+                }
+                self.trace.emit(now, || TraceRecord::TxStarted {
+                    port,
+                    tx: sent.tx,
+                    class,
+                    frame_len: frame.len,
+                    last_bit: sent.timing.last_bit,
+                    wire_free: sent.timing.wire_free,
+                });
+                if class == FrameClass::Data {
+                    self.policy_hook(sched, port, QueueMoment::Dequeued);
+                }
+            }
+            NextTx::WaitUntil(t) => {
+                sched.arm(&mut p.gate_timer, t, |generation| Event::GateWake { port, generation });
+            }
+            NextTx::Idle => {}
+        }
+    }
+
+    pub(in crate::sim) fn on_tx_done(&mut self, sched: &mut Scheduler<Event>, port: PortId, tx: TxId) {
+        let now = sched.now();
+        let p = &mut self.ports[port.index()];
+        let Some(class) = p.finish_tx(tx) else {
+            return; // the transmission was cut off; its completion is stale
+        };
+        let node = p.node;
+        self.trace.emit(now, || TraceRecord::TxEnded { port, tx });
+        self.try_start(sched, port);
+        let p = &self.ports[port.index()];
+        if !p.is_busy() && p.nothing_waits() {
+            self.policy_hook(sched, port, QueueMoment::Empty);
+        }
+        if class == FrameClass::Data {
+            self.release_host_buffer(sched, node);
+        }
+    }
+
+    /// A data frame of host `node` left its wire (or was lost on it): its transmit buffer
+    /// is free for the endpoints waiting for one.
+    pub(in crate::sim) fn release_host_buffer(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        node: crate::ids::NodeId,
+    ) {
+        if let Node::Host(h) = &mut self.nodes[node.index()] {
+            h.release_tx_buffer();
+            self.serve_buffer_waiters(sched, node);
+        }
+    }
+
+    pub(in crate::sim) fn on_gate_wake(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        generation: Generation,
+    ) {
+        let timer = &mut self.ports[port.index()].gate_timer;
+        if sched.timer_fires(timer, generation, |generation| Event::GateWake { port, generation }) {
+            self.try_start(sched, port);
+        }
+    }
+
+    /// `closer` closes `port`'s gate until `until` ([`SimTime::NEVER`]: until it opens it).
+    pub(in crate::sim) fn close_gate(&mut self, now: SimTime, port: PortId, closer: Closer, until: SimTime) {
+        self.ports[port.index()].gate.close(closer, until);
+        self.trace.emit(now, || TraceRecord::Gate { port, closer, until });
+    }
+
+    /// `closer` opens `port`'s gate; a waiting frame starts if nothing else holds it.
+    /// (Policies open through here; PAUSE and LPI will too.)
+    pub(in crate::sim) fn open_gate(&mut self, sched: &mut Scheduler<Event>, port: PortId, closer: Closer) {
+        let now = sched.now();
+        self.ports[port.index()].gate.open(closer);
+        self.trace.emit(now, || TraceRecord::Gate { port, closer, until: now });
+        self.try_start(sched, port);
+    }
+
+    /// Shows `port`'s queue to its policy, if it has one, and applies its answer.
+    fn policy_hook(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
+        let now = sched.now();
+        let p = &mut self.ports[port.index()];
+        let view = p.view();
+        let Some(policy) = p.policy.as_mut() else {
+            return;
+        };
+        let action = match moment {
+            QueueMoment::Enqueued => policy.on_enqueue(now, view),
+            QueueMoment::Dequeued => policy.on_dequeue(now, view),
+            QueueMoment::Empty => policy.on_empty(now),
+        };
+        match action {
+            PolicyAction::Keep => {}
+            PolicyAction::Hold(until) => self.close_gate(now, port, Closer::Policy, until),
+            PolicyAction::Release => {
+                if self.ports[port.index()].gate.is_closed_by(Closer::Policy, now) {
+                    self.open_gate(sched, port, Closer::Policy);
+                }
+            }
+        }
+    }
+
+    /// A MAC control frame arrived whole at `port`. No MAC control mechanism consumes
+    /// one yet (PAUSE will, here); the frame is counted by the port and discarded.
+    pub(in crate::sim) fn receive_control(
+        &mut self,
+        _sched: &mut Scheduler<Event>,
+        port: PortId,
+        r: PacketRef,
+    ) {
+        self.packets.remove(r);
+        self.ports[port.index()].count_control_received();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::engine::RunLimits;
+    use crate::ids::{FlowId, NodeId, PortId};
+    use crate::phy::Closer;
+    use crate::scenario;
+    use crate::sim::{Network, Simulation};
+    use crate::time::{Duration, SimTime};
+    use crate::wire::{ethernet, Packet, PacketKind, Protocol, Role};
+
+    const TWO_HOSTS: &str = r#"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[links]]
+between = ["a", "b"]
+rate = "1 Gb/s"
+[[apps]]
+kind = "constant_rate"
+from = "a"
+to = "b"
+rate = "100 Mb/s"
+count = 5
+"#;
+
+    fn sim() -> Simulation {
+        let s = scenario::load(TWO_HOSTS, &[]).unwrap();
+        let built = scenario::build(&s).unwrap();
+        Simulation::new(
+            built.network,
+            RunLimits { until: Some(SimTime(Duration::from_ms(1).as_ps())), max_events: None },
+        )
+    }
+
+    fn control_frame() -> Packet {
+        Packet {
+            kind: PacketKind::Control,
+            protocol: Protocol::MacControl,
+            to: Role::Sink,
+            flow: FlowId::NONE,
+            src: NodeId(0),
+            dst: NodeId(1),
+            seq: 0,
+            frame_len: ethernet::MIN_FRAME as u32,
+            payload: 0,
+            created: SimTime::ZERO,
+            echo: SimTime::NEVER,
+        }
+    }
+
+    /// Sends a control frame from host a at the current instant of `sim`.
+    fn send_control(sim: &mut Simulation) {
+        let (net, sched): (&mut Network, _) = sim.parts_mut();
+        let r = net.packets.insert(control_frame());
+        net.port_send_control(sched, PortId(0), r);
+    }
+
+    #[test]
+    fn a_paused_port_still_sends_mac_control_and_holds_data() {
+        let mut sim = sim();
+        sim.network_mut().ports[0].gate.close(Closer::Pause, SimTime::NEVER);
+        sim.run_until(SimTime(Duration::from_us(100).as_ps()));
+        send_control(&mut sim);
+        sim.run_until(SimTime(Duration::from_us(200).as_ps()));
+        let net = sim.network();
+        assert_eq!(net.ports[0].stats().control_sent, 1);
+        assert_eq!(net.ports[1].stats().control_received, 1);
+        assert_eq!(net.ports[0].stats().frames_sent, 0, "data is held by the pause");
+        assert_eq!(net.ports[0].queue().len(), 2, "requests due at 0 and 120 us wait");
+        // Opening the gate lets the data go at once.
+        let (net, sched) = sim.parts_mut();
+        net.open_gate(sched, PortId(0), Closer::Pause);
+        sim.run();
+        assert_eq!(sim.network().flows[0].forward().packets_received, 5);
+    }
+}

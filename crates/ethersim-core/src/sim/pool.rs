@@ -1,0 +1,87 @@
+//! The packets in the network: a slab of packet descriptors.
+
+use crate::wire::{Packet, PacketRef};
+
+/// The packets in the network: a slab whose freed slots are reused, so that in steady
+/// state taking and releasing packets allocates nothing.
+#[derive(Debug, Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketPool {
+    /// A pool with room for `capacity` packets before it grows.
+    pub fn with_capacity(capacity: usize) -> Self {
+        PacketPool { slots: Vec::with_capacity(capacity), free: Vec::with_capacity(capacity) }
+    }
+
+    /// Stores `pkt` and returns its handle.
+    pub fn insert(&mut self, pkt: Packet) -> PacketRef {
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = pkt;
+            PacketRef(i)
+        } else {
+            self.slots.push(pkt);
+            PacketRef(self.slots.len() as u32 - 1)
+        }
+    }
+
+    /// The packet behind `r`.
+    pub fn get(&self, r: PacketRef) -> &Packet {
+        &self.slots[r.0 as usize]
+    }
+
+    /// Releases `r`'s slot and returns its packet. The handle must not be used again.
+    pub fn remove(&mut self, r: PacketRef) -> Packet {
+        self.free.push(r.0);
+        self.slots[r.0 as usize]
+    }
+
+    /// Packets held.
+    pub fn len(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+
+    /// Whether the pool holds no packet.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{FlowId, NodeId};
+    use crate::time::SimTime;
+    use crate::wire::{PacketKind, Protocol, Role};
+
+    fn pkt(seq: u64) -> Packet {
+        Packet {
+            kind: PacketKind::Data,
+            protocol: Protocol::Udp,
+            to: Role::Sink,
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            seq,
+            frame_len: 64,
+            payload: 18,
+            created: SimTime::ZERO,
+            echo: SimTime::NEVER,
+        }
+    }
+
+    #[test]
+    fn freed_slots_are_reused() {
+        let mut pool = PacketPool::default();
+        let a = pool.insert(pkt(1));
+        let b = pool.insert(pkt(2));
+        assert_eq!(pool.remove(a).seq, 1);
+        let c = pool.insert(pkt(3));
+        assert_eq!(c, a, "the freed slot is taken again");
+        assert_eq!(pool.get(b).seq, 2);
+        assert_eq!(pool.get(c).seq, 3);
+        assert_eq!(pool.len(), 2);
+    }
+}

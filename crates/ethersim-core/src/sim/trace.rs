@@ -1,0 +1,295 @@
+//! The trace path: typed records of what happens at each edge of the network (a frame
+//! queued, dropped, put on the wire, finished, delivered; a gate closed or opened; a
+//! link gone dark), to which observers subscribe: time series now, energy accounting
+//! and packet capture as they arrive.
+//!
+//! Models never write files or logs; they emit records here. With no subscriber the
+//! path costs one branch per trace point: the record is not even built
+//! ([`Trace::emit`] takes a closure).
+//!
+//! Records arrive in event order. A record may describe a change that takes effect later
+//! (a frame's buffer space is freed when its last bit leaves, `last_bit` in
+//! [`TraceRecord::TxStarted`]; a gate closed until an instant reopens then by itself), and
+//! subscribers that keep a level over time apply such changes at their instant.
+
+use serde::Serialize;
+
+use crate::ids::{FlowId, LinkId, NodeId, PortId};
+use crate::phy::{Closer, FrameClass, TxId};
+use crate::time::SimTime;
+use crate::wire::{PacketKind, Role};
+
+/// Why a packet was lost.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropReason {
+    /// A full output queue (drop-tail).
+    QueueFull,
+    /// A host's full receive ring.
+    RingFull,
+    /// Cut off on the wire when its link went dark.
+    CutOff,
+    /// It reached a node with no route to its destination, or a host it was not for.
+    Unroutable,
+}
+
+/// One thing that happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceRecord {
+    /// A data frame joined a port's queue; the buffer now holds this much (counting a
+    /// frame on the wire until its last bit leaves).
+    Enqueued {
+        /// The port.
+        port: PortId,
+        /// Bytes held.
+        held_bytes: u64,
+        /// Frames held.
+        held_frames: u32,
+    },
+    /// A packet was lost.
+    Dropped {
+        /// The port whose queue or wire lost it, if a port did.
+        port: Option<PortId>,
+        /// The node where it was lost.
+        node: NodeId,
+        /// Its flow ([`FlowId::NONE`] for control frames).
+        flow: FlowId,
+        /// Its frame length.
+        frame_len: u32,
+        /// Why.
+        reason: DropReason,
+    },
+    /// A frame started on the wire.
+    TxStarted {
+        /// The port.
+        port: PortId,
+        /// The transmission.
+        tx: TxId,
+        /// Data or MAC control.
+        class: FrameClass,
+        /// Its frame length.
+        frame_len: u32,
+        /// Its last bit leaves (a data frame's buffer space is freed then).
+        last_bit: SimTime,
+        /// The wire is free after the inter-frame gap.
+        wire_free: SimTime,
+    },
+    /// A transmission finished (frame and gap).
+    TxEnded {
+        /// The port.
+        port: PortId,
+        /// The transmission.
+        tx: TxId,
+    },
+    /// A transmission was cut off: its frame is lost, its buffer space freed now.
+    TxCutOff {
+        /// The port.
+        port: PortId,
+        /// The transmission.
+        tx: TxId,
+        /// Data or MAC control.
+        class: FrameClass,
+        /// Its frame length.
+        frame_len: u32,
+    },
+    /// A packet was delivered to its endpoint.
+    Delivered {
+        /// The receiving host.
+        node: NodeId,
+        /// Its flow.
+        flow: FlowId,
+        /// The end it reached.
+        to: Role,
+        /// Data or acknowledgement.
+        kind: PacketKind,
+        /// Its frame length.
+        frame_len: u32,
+    },
+    /// A closer closed a port's gate until an instant (`NEVER`: until it opens it), or
+    /// opened it (`until` at or before the record's instant).
+    Gate {
+        /// The port.
+        port: PortId,
+        /// Who.
+        closer: Closer,
+        /// Until when.
+        until: SimTime,
+    },
+    /// A link went dark until an instant.
+    LinkDark {
+        /// The link.
+        link: LinkId,
+        /// It carries frames again at this instant.
+        until: SimTime,
+    },
+}
+
+/// A complete log of records (for tests and debugging; costs memory per record).
+#[derive(Clone, Debug, Default)]
+pub struct TraceLog {
+    /// Every record, with its instant, in event order.
+    pub records: Vec<(SimTime, TraceRecord)>,
+}
+
+/// Time series of one port: buffer occupancy (bytes and frames) and whether its gate is
+/// open for data, as change points.
+#[derive(Clone, Debug)]
+pub struct PortSeries {
+    /// The port.
+    pub port: PortId,
+    /// Most change points kept per quantity; later ones are counted, not kept.
+    pub max_points: usize,
+    /// Buffer bytes: (instant, level) at each change.
+    pub queue_bytes: Vec<(SimTime, u64)>,
+    /// Buffer frames: (instant, level) at each change.
+    pub queue_frames: Vec<(SimTime, u64)>,
+    /// Gate open for data (1) or closed (0): (instant, level) at each change.
+    pub gate_open: Vec<(SimTime, u64)>,
+    /// Change points not kept because `max_points` was reached.
+    pub dropped_points: u64,
+    held: (u64, u64),
+    leaving: Option<(SimTime, u64)>,
+    closed_until: [SimTime; 4],
+    gate_reopens: Option<SimTime>,
+}
+
+impl PortSeries {
+    /// An empty series of `port`, keeping at most `max_points` per quantity.
+    pub fn new(port: PortId, max_points: usize) -> Self {
+        PortSeries {
+            port,
+            max_points,
+            queue_bytes: vec![(SimTime::ZERO, 0)],
+            queue_frames: vec![(SimTime::ZERO, 0)],
+            gate_open: vec![(SimTime::ZERO, 1)],
+            dropped_points: 0,
+            held: (0, 0),
+            leaving: None,
+            closed_until: [SimTime::ZERO; 4],
+            gate_reopens: None,
+        }
+    }
+
+    fn push(points: &mut Vec<(SimTime, u64)>, max: usize, dropped: &mut u64, at: SimTime, v: u64) {
+        let full = points.len() >= max;
+        match points.last_mut() {
+            Some(last) if last.1 == v => {}
+            Some(last) if last.0 == at => last.1 = v,
+            _ if full => *dropped += 1,
+            _ => points.push((at, v)),
+        }
+    }
+
+    fn set_queue(&mut self, at: SimTime, bytes: u64, frames: u64) {
+        self.held = (bytes, frames);
+        Self::push(&mut self.queue_bytes, self.max_points, &mut self.dropped_points, at, bytes);
+        Self::push(&mut self.queue_frames, self.max_points, &mut self.dropped_points, at, frames);
+    }
+
+    fn set_gate(&mut self, at: SimTime, open: bool) {
+        Self::push(&mut self.gate_open, self.max_points, &mut self.dropped_points, at, u64::from(open));
+    }
+
+    /// This series as it stands at `end`, with the changes that took effect by then applied.
+    #[must_use]
+    pub fn settled(&self, end: SimTime) -> PortSeries {
+        let mut s = self.clone();
+        s.settle(end);
+        s
+    }
+
+    /// Applies the changes that took effect by `now` (a last bit left, a gate reopened).
+    fn settle(&mut self, now: SimTime) {
+        if let Some((at, len)) = self.leaving.filter(|&(at, _)| at <= now) {
+            self.leaving = None;
+            self.set_queue(at, self.held.0 - len, self.held.1 - 1);
+        }
+        if let Some(at) = self.gate_reopens.filter(|&at| at <= now) {
+            self.gate_reopens = None;
+            self.set_gate(at, true);
+        }
+    }
+
+    fn on_record(&mut self, now: SimTime, rec: &TraceRecord) {
+        self.settle(now);
+        match *rec {
+            TraceRecord::Enqueued { port, held_bytes, held_frames } if port == self.port => {
+                self.set_queue(now, held_bytes, u64::from(held_frames));
+            }
+            TraceRecord::TxStarted { port, class: FrameClass::Data, frame_len, last_bit, .. }
+                if port == self.port =>
+            {
+                self.leaving = Some((last_bit, u64::from(frame_len)));
+            }
+            TraceRecord::TxCutOff { port, class: FrameClass::Data, .. } if port == self.port => {
+                if let Some((_, len)) = self.leaving.take() {
+                    self.set_queue(now, self.held.0 - len, self.held.1 - 1);
+                }
+            }
+            TraceRecord::Gate { port, closer, until } if port == self.port => {
+                self.closed_until[closer as usize] = until;
+                // Data frames are held by every closer.
+                let latest = self.closed_until.iter().copied().max().unwrap_or(SimTime::ZERO);
+                if latest > now {
+                    self.set_gate(now, false);
+                    self.gate_reopens = (!latest.is_never()).then_some(latest);
+                } else {
+                    self.gate_reopens = None;
+                    self.set_gate(now, true);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An observer of the trace path.
+#[derive(Clone, Debug)]
+pub enum Subscriber {
+    /// Keeps every record.
+    Log(TraceLog),
+    /// Keeps one port's time series.
+    Series(PortSeries),
+}
+
+/// The trace path of a network and its subscribers.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    subscribers: Vec<Subscriber>,
+}
+
+impl Trace {
+    /// Adds a subscriber; it sees every record from then on.
+    pub fn subscribe(&mut self, s: Subscriber) {
+        self.subscribers.push(s);
+    }
+
+    /// Whether anyone listens.
+    #[inline]
+    pub fn is_on(&self) -> bool {
+        !self.subscribers.is_empty()
+    }
+
+    /// Emits the record `make` builds, if anyone listens (otherwise it is not built).
+    #[inline]
+    pub fn emit(&mut self, now: SimTime, make: impl FnOnce() -> TraceRecord) {
+        if self.is_on() {
+            self.dispatch(now, &make());
+        }
+    }
+
+    #[cold]
+    fn dispatch(&mut self, now: SimTime, rec: &TraceRecord) {
+        for s in &mut self.subscribers {
+            match s {
+                Subscriber::Log(log) => log.records.push((now, *rec)),
+                Subscriber::Series(series) => series.on_record(now, rec),
+            }
+        }
+    }
+
+    /// The subscribers.
+    pub fn subscribers(&self) -> &[Subscriber] {
+        &self.subscribers
+    }
+}
