@@ -20,10 +20,23 @@ const LOWEST_PS: u64 = 1_000;
 const INITIAL_HIGHEST_PS: u64 = 1_000_000_000;
 
 /// Delay samples of one flow (or of several merged).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct DelayStats {
     moments: Moments,
+    min: Duration,
+    max: Duration,
     histogram: Option<Box<Histogram<u64>>>,
+}
+
+impl Default for DelayStats {
+    fn default() -> Self {
+        DelayStats {
+            moments: Moments::default(),
+            min: Duration(u64::MAX),
+            max: Duration::ZERO,
+            histogram: None,
+        }
+    }
 }
 
 /// What a run reports of a set of delays, in seconds.
@@ -58,6 +71,8 @@ impl DelayStats {
     /// Adds one delay sample.
     pub fn record(&mut self, d: Duration) {
         self.moments.add(d.as_secs_f64());
+        self.min = self.min.min(d);
+        self.max = self.max.max(d);
         let h = self.histogram.get_or_insert_with(|| Box::new(new_histogram()));
         // An auto-resizing histogram grows to take the value; were it ever to refuse (a
         // value beyond what it can index), the largest trackable value is counted instead.
@@ -69,6 +84,8 @@ impl DelayStats {
     /// Merges another set of samples into this one.
     pub fn merge(&mut self, other: &DelayStats) {
         self.moments.merge(&other.moments);
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
         if let Some(o) = &other.histogram {
             // An auto-resizing histogram takes another's samples whatever its range.
             self.histogram
@@ -83,6 +100,16 @@ impl DelayStats {
         self.moments.count()
     }
 
+    /// The smallest sample, exact (`None` with no samples).
+    pub fn min(&self) -> Option<Duration> {
+        (self.count() > 0).then_some(self.min)
+    }
+
+    /// The largest sample, exact (`None` with no samples).
+    pub fn max(&self) -> Option<Duration> {
+        (self.count() > 0).then_some(self.max)
+    }
+
     /// Mean, deviation and percentiles in seconds.
     pub fn summary(&self) -> DelaySummary {
         let (Some(h), m) = (&self.histogram, &self.moments) else {
@@ -93,11 +120,11 @@ impl DelayStats {
             count: m.count(),
             mean_s: m.mean(),
             std_s: m.std_dev(),
-            min_s: m.min(),
+            min_s: self.min.as_secs_f64(),
             p50_s: q(0.5),
             p90_s: q(0.9),
             p99_s: q(0.99),
-            max_s: m.max(),
+            max_s: self.max.as_secs_f64(),
         }
     }
 }

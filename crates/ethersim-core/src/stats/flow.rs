@@ -78,3 +78,47 @@ pub struct FlowCounters {
     /// One-way delay of the data delivered to the sink end, from hand-over to delivery.
     pub delay: DelayStats,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::{FlowId, NodeId};
+    use crate::wire::{Protocol, Role};
+
+    fn pkt(kind: PacketKind, seq: u64) -> Packet {
+        Packet {
+            kind,
+            protocol: Protocol::Udp,
+            to: Role::Source,
+            flow: FlowId(0),
+            src: NodeId(1),
+            dst: NodeId(0),
+            seq,
+            frame_len: 64,
+            payload: if kind == PacketKind::Data { 100 } else { 0 },
+            created: SimTime::ZERO,
+            echo: SimTime::NEVER,
+        }
+    }
+
+    #[test]
+    fn acknowledgements_are_counted_but_never_as_goodput() {
+        let mut d = DirectionCounters::default();
+        for seq in 0..3 {
+            d.sent(&pkt(PacketKind::Ack, seq));
+            d.received(SimTime(seq), &pkt(PacketKind::Ack, seq));
+        }
+        assert_eq!((d.acks_sent, d.acks_received), (3, 3));
+        assert_eq!((d.packets_sent, d.packets_received, d.bytes_received), (0, 0, 0));
+        assert_eq!(d.first_rx, None);
+    }
+
+    #[test]
+    fn data_arriving_behind_a_later_sequence_number_counts_as_reordered() {
+        let mut d = DirectionCounters::default();
+        for seq in [0, 2, 1, 3] {
+            d.received(SimTime(seq), &pkt(PacketKind::Data, seq));
+        }
+        assert_eq!((d.packets_received, d.bytes_received, d.reordered), (4, 400, 1));
+    }
+}

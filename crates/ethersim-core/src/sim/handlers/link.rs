@@ -54,7 +54,7 @@ impl Network {
         let ends = l.ends;
         self.trace.emit(now, || TraceRecord::LinkDark { link, until: outage.end });
         for (end, port) in ends.into_iter().enumerate() {
-            self.close_gate(now, port, Closer::Link, outage.end);
+            self.close_gate(sched, port, Closer::Link, outage.end);
             let p = &mut self.ports[port.index()];
             if let Some(cut) = p.cut_off(now) {
                 let node = p.node;

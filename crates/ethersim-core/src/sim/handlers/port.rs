@@ -9,7 +9,7 @@ use crate::sim::event::Event;
 use crate::sim::network::{Network, Node};
 use crate::sim::trace::{DropReason, TraceRecord};
 use crate::time::SimTime;
-use crate::wire::PacketRef;
+use crate::wire::{Packet, PacketKind, PacketRef};
 
 /// A moment of a port's queue a policy sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,16 +38,12 @@ impl Network {
         self.try_start(sched, port);
     }
 
-    /// Puts the MAC control frame `r` in `port`'s priority slot and starts it if it can.
-    /// (The seam PAUSE sends through; until it lands only tests use it.)
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(in crate::sim) fn port_send_control(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        port: PortId,
-        r: PacketRef,
-    ) {
-        let frame = Queued { pkt: r, len: self.packets.get(r).frame_len };
+    /// Sends the MAC control frame `pkt` out of `port` now: it takes the port's priority
+    /// slot, goes out ahead of queued data and is not held by PAUSE or queue policies.
+    /// This is the seam MAC control mechanisms (PAUSE) send through.
+    pub fn send_control_frame(&mut self, sched: &mut Scheduler<Event>, port: PortId, pkt: Packet) {
+        debug_assert_eq!(pkt.kind, PacketKind::Control);
+        let frame = Queued { pkt: self.packets.insert(pkt), len: pkt.frame_len };
         self.ports[port.index()].enqueue_control(frame);
         self.try_start(sched, port);
     }
@@ -128,15 +124,19 @@ impl Network {
         }
     }
 
-    /// `closer` closes `port`'s gate until `until` ([`SimTime::NEVER`]: until it opens it).
-    pub(in crate::sim) fn close_gate(&mut self, now: SimTime, port: PortId, closer: Closer, until: SimTime) {
+    /// `closer` closes `port`'s gate until `until` ([`SimTime::NEVER`]: until it opens
+    /// it), replacing its earlier closing. A frame on the wire finishes; a waiting frame
+    /// starts when the gate reopens.
+    pub fn close_gate(&mut self, sched: &mut Scheduler<Event>, port: PortId, closer: Closer, until: SimTime) {
+        let now = sched.now();
         self.ports[port.index()].gate.close(closer, until);
         self.trace.emit(now, || TraceRecord::Gate { port, closer, until });
+        // A closing that replaces a longer one may reopen sooner: the wake-up moves earlier.
+        self.try_start(sched, port);
     }
 
     /// `closer` opens `port`'s gate; a waiting frame starts if nothing else holds it.
-    /// (Policies open through here; PAUSE and LPI will too.)
-    pub(in crate::sim) fn open_gate(&mut self, sched: &mut Scheduler<Event>, port: PortId, closer: Closer) {
+    pub fn open_gate(&mut self, sched: &mut Scheduler<Event>, port: PortId, closer: Closer) {
         let now = sched.now();
         self.ports[port.index()].gate.open(closer);
         self.trace.emit(now, || TraceRecord::Gate { port, closer, until: now });
@@ -158,7 +158,7 @@ impl Network {
         };
         match action {
             PolicyAction::Keep => {}
-            PolicyAction::Hold(until) => self.close_gate(now, port, Closer::Policy, until),
+            PolicyAction::Hold(until) => self.close_gate(sched, port, Closer::Policy, until),
             PolicyAction::Release => {
                 if self.ports[port.index()].gate.is_closed_by(Closer::Policy, now) {
                     self.open_gate(sched, port, Closer::Policy);
@@ -234,8 +234,7 @@ count = 5
     /// Sends a control frame from host a at the current instant of `sim`.
     fn send_control(sim: &mut Simulation) {
         let (net, sched): (&mut Network, _) = sim.parts_mut();
-        let r = net.packets.insert(control_frame());
-        net.port_send_control(sched, PortId(0), r);
+        net.send_control_frame(sched, PortId(0), control_frame());
     }
 
     #[test]

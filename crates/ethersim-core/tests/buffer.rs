@@ -1,0 +1,103 @@
+//! The buffer convention at network level: a switch port with a buffer of S bytes never
+//! holds more than S bytes, counting the frame on the wire until its last bit has left;
+//! and memory stays proportional to what is asked (idle flows cost little).
+
+#![allow(clippy::format_push_string, clippy::cast_possible_wrap)] // scenarios assembled as text; small counts
+
+mod common;
+
+use ethersim_core::sim::{Subscriber, TraceLog, TraceRecord};
+use proptest::prelude::*;
+
+/// Poisson sources on three hosts into one 100 Mb/s switch port with a buffer of
+/// `buffer` bytes; frames of random sizes from the payloads given.
+fn fan_in(buffer: u64, payloads: [u64; 3], load_mbps: u64) -> String {
+    let mut s = String::from("duration = \"20 ms\"\n");
+    for h in ["h0", "h1", "h2", "h3"] {
+        s += &format!("[[hosts]]\nname = \"{h}\"\n");
+    }
+    s += &format!("[[switches]]\nname = \"s\"\nport_buffer = {{ bytes = \"{buffer} B\" }}\n");
+    for h in ["h0", "h1", "h2", "h3"] {
+        let rate = if h == "h0" { "100 Mb/s" } else { "1 Gb/s" };
+        s += &format!("[[links]]\nbetween = [\"{h}\", \"s\"]\nrate = \"{rate}\"\ndelay = \"1 us\"\n");
+    }
+    for (i, p) in payloads.iter().enumerate() {
+        s += &format!(
+            "[[apps]]\nkind = \"poisson\"\nfrom = \"h{}\"\nto = \"h0\"\nrate = \"{load_mbps} Mb/s\"\npayload = \"{p} B\"\n",
+            i + 1
+        );
+    }
+    s += "[[series]]\nport = \"s->h0\"\n";
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn a_port_never_holds_more_than_its_buffer_counting_the_frame_on_the_wire(
+        buffer in 1518u64..30_000, p0 in 1u64..1472, p1 in 1u64..1472, p2 in 1u64..1472,
+        load in 20u64..120, seed in 0u64..1000,
+    ) {
+        let text = fan_in(buffer, [p0, p1, p2], load);
+        let s = ethersim_core::scenario::load(&text, &[]).unwrap();
+        let mut s = s;
+        s.seed = seed;
+        let built = ethersim_core::scenario::build(&s).unwrap();
+        let mut sim = ethersim_core::sim::Simulation::new(built.network, built.limits);
+        sim.network_mut().trace.subscribe(Subscriber::Log(TraceLog::default()));
+        sim.run();
+        // Port s->h0 is link 0's second end.
+        let downlink = ethersim_core::ids::PortId(1);
+        let Subscriber::Log(log) = &sim.network().trace.subscribers()[1] else { unreachable!() };
+        // Rebuild the occupancy from the records alone: + frame on enqueue, − frame at its
+        // last bit; check it against S at every change.
+        let mut held: i64 = 0;
+        let mut leaving: Vec<(u64, i64)> = Vec::new();
+        let mut peak = 0;
+        for (t, rec) in &log.records {
+            leaving.retain(|&(last_bit, len)| if last_bit <= t.as_ps() { held -= len; false } else { true });
+            match *rec {
+                TraceRecord::Enqueued { port, held_bytes, .. } if port == downlink => {
+                    prop_assert!(held_bytes <= buffer);
+                    held = held_bytes as i64;
+                }
+                TraceRecord::TxStarted { port, frame_len, last_bit, .. } if port == downlink => {
+                    leaving.push((last_bit.as_ps(), i64::from(frame_len)));
+                }
+                _ => {}
+            }
+            peak = peak.max(held);
+            prop_assert!(held >= 0 && held as u64 <= buffer);
+        }
+        let summary = sim.summary("x", seed);
+        let port = &summary.ports[1];
+        prop_assert!(port.max_queue_bytes <= buffer);
+        prop_assert!(port.max_queue_bytes as i64 <= peak, "the queue's maximum is a level the records show");
+        let series = summary.series.iter().find(|s| s.quantity == "queue_bytes").unwrap();
+        prop_assert!(series.value.iter().all(|&v| v <= buffer));
+        prop_assert_eq!(series.value.iter().copied().max().unwrap_or(0), port.max_queue_bytes);
+    }
+}
+
+/// Ten thousand flows that have not yet sent cost a few hundred bytes each: their delay
+/// statistics hold no histogram until a packet arrives.
+#[test]
+fn ten_thousand_idle_flows_fit_in_a_few_megabytes() {
+    let mut text = String::from("duration = \"1 ms\"\n[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n");
+    text += "[[links]]\nbetween = [\"a\", \"b\"]\nrate = \"1 Gb/s\"\n";
+    for i in 0..10_000 {
+        let kind = if i % 2 == 0 { "ping\"\ninterval = \"1 ms" } else { "poisson\"\nrate = \"1 Mb/s" };
+        text += &format!("[[apps]]\nkind = \"{kind}\"\nfrom = \"a\"\nto = \"b\"\nstart = \"2 ms\"\n");
+    }
+    let s = ethersim_core::scenario::load(&text, &[]).unwrap();
+    let mut sim = None;
+    let info = allocation_counter::measure(|| {
+        let built = ethersim_core::scenario::build(&s).unwrap();
+        let mut run = ethersim_core::sim::Simulation::new(built.network, built.limits);
+        run.run();
+        sim = Some(run);
+    });
+    let per_flow = info.bytes_current / 10_000;
+    eprintln!("{per_flow} B per idle flow ({} B in all)", info.bytes_current);
+    assert!(per_flow < 2_000, "{per_flow} B per idle flow ({} B in all)", info.bytes_current);
+}
