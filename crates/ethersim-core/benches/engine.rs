@@ -4,21 +4,24 @@
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use ethersim_core::engine::EventQueue;
+use ethersim_core::ids::PortId;
+use ethersim_core::phy::TxId;
 use ethersim_core::scenario;
-use ethersim_core::sim::Simulation;
+use ethersim_core::sim::{Event, Simulation};
 use ethersim_core::time::SimTime;
 
-/// Hold-model: a queue of `pending` events; each step pops the earliest and pushes one
-/// a pseudo-random delay later, as a simulation does in steady state.
+/// Hold-model: a queue of `pending` events of the simulator's own event type; each step
+/// pops the earliest and pushes one a pseudo-random delay later, as a simulation does in
+/// steady state.
 fn event_queue(c: &mut Criterion) {
     let mut g = c.benchmark_group("event_queue");
-    for pending in [16usize, 1024, 65_536] {
+    for pending in [4usize, 16, 1024, 65_536] {
         g.throughput(Throughput::Elements(1));
         g.bench_function(format!("hold_{pending}"), |b| {
-            let mut q: EventQueue<u64> = EventQueue::with_capacity(pending + 1);
+            let mut q: EventQueue<Event> = EventQueue::with_capacity(pending + 1);
             let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
             for i in 0..pending as u64 {
-                q.push(SimTime(i * 1000), i);
+                q.push(SimTime(i * 1000), Event::TxDone { port: PortId(i as u32), tx: TxId(0) });
             }
             b.iter(|| {
                 let (t, e) = q.pop().expect("queue never empties");

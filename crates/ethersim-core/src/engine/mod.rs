@@ -85,6 +85,7 @@ impl<E> Scheduler<E> {
     /// # Panics
     /// In debug builds, if `at` is in the past (causality is a model invariant) or is
     /// [`SimTime::NEVER`] (an unset deadline is never scheduled).
+    #[inline]
     pub fn schedule_at(&mut self, at: SimTime, event: E) {
         debug_assert!(at >= self.now, "event scheduled in the past");
         debug_assert!(!at.is_never(), "event scheduled at NEVER");
@@ -98,6 +99,7 @@ impl<E> Scheduler<E> {
 
     /// Arms `timer` for `at`, queueing `event(generation)` only if the timer has no event
     /// queued at or before `at` (see [`Timer`]).
+    #[inline]
     pub fn arm(&mut self, timer: &mut Timer, at: SimTime, event: impl FnOnce(Generation) -> E) {
         if let Some(generation) = timer.arm(at) {
             self.schedule_at(at, event(generation));
@@ -133,29 +135,29 @@ impl<E> Scheduler<E> {
             if self.executed >= budget {
                 return StopReason::EventBudget;
             }
-            match self.queue.peek_time() {
-                None => {
+            // Time arithmetic saturates at SimTime::END, so an event there (or at NEVER,
+            // which release builds let through) is one whose true instant overflowed: it
+            // is never run.
+            match self.queue.pop_until(until.min(SimTime(SimTime::END.0 - 1))) {
+                queue::Next::Event(at, event) => {
+                    self.now = at;
+                    self.executed += 1;
+                    model.handle(self, event);
+                }
+                queue::Next::Later(t) if t >= SimTime::END => return StopReason::ClockOverflow,
+                queue::Next::Later(_) => {
+                    // The clock never runs backwards, even if `until` is in the past.
+                    self.now = self.now.max(until);
+                    return StopReason::TimeLimit;
+                }
+                queue::Next::Empty => {
                     if limits.until.is_some() {
                         self.now = self.now.max(until);
                         return StopReason::TimeLimit;
                     }
                     return StopReason::WorkDone;
                 }
-                // Time arithmetic saturates at SimTime::END, so an event there (or at NEVER,
-                // which release builds let through) is one whose true instant overflowed.
-                Some(t) if t >= SimTime::END => return StopReason::ClockOverflow,
-                Some(t) if t > until => {
-                    // The clock never runs backwards, even if `until` is in the past.
-                    self.now = self.now.max(until);
-                    return StopReason::TimeLimit;
-                }
-                Some(_) => {}
             }
-            // The peek above guarantees an entry.
-            let (at, event) = self.queue.pop().expect("peeked entry");
-            self.now = at;
-            self.executed += 1;
-            model.handle(self, event);
         }
     }
 }

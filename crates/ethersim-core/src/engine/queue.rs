@@ -1,8 +1,15 @@
-//! The future event list: a binary heap ordered by (time, insertion sequence).
+//! The future event list, ordered by (time, insertion sequence).
 //!
 //! Equal times pop in the order they were pushed, so ties are deterministic and do not
-//! depend on the heap's internal layout. The heap's storage is reused: once it has grown
-//! to the largest number of pending events, pushing and popping allocate nothing.
+//! depend on the internal layout. Storage is reused: once it has grown to the largest
+//! number of pending events, pushing and popping allocate nothing.
+//!
+//! A network keeps few events pending (one per link direction, host processor and
+//! armed timer), so while at most [`SMALL`] are pending they sit in an unsorted array:
+//! a push appends, a pop scans for the smallest key, with no unpredictable branch. Past
+//! that the same storage becomes a binary heap (an O(n) heapify, done rarely), and it
+//! goes back below half of that. Measured with the criterion hold model: at 4 pending
+//! events a pop and push take a fraction of what a binary heap's do.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -44,10 +51,33 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// What [`EventQueue::pop_until`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Next<E> {
+    /// The earliest event, removed: it is at or before the bound.
+    Event(SimTime, E),
+    /// The earliest event is later than the bound, at this instant; nothing was removed.
+    Later(SimTime),
+    /// No event is pending.
+    Empty,
+}
+
+/// Most pending events kept as an unsorted array before the queue becomes a heap.
+pub const SMALL: usize = 16;
+
+/// Where the entries are.
+#[derive(Debug)]
+enum Store<E> {
+    /// Unsorted; at most [`SMALL`] entries.
+    Array(Vec<Entry<E>>),
+    /// A binary heap.
+    Heap(BinaryHeap<Entry<E>>),
+}
+
 /// A priority queue of events of type `E`, earliest first, ties in insertion order.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    store: Store<E>,
     next_seq: u64,
 }
 
@@ -60,34 +90,103 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     /// An empty queue with room for `capacity` pending events before it grows.
     pub fn with_capacity(capacity: usize) -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(capacity), next_seq: 0 }
+        EventQueue { store: Store::Array(Vec::with_capacity(capacity.max(SMALL + 1))), next_seq: 0 }
     }
 
     /// Schedules `event` at `at`. Events at the same instant run in push order.
+    #[inline]
     pub fn push(&mut self, at: SimTime, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { key: (u128::from(at.0) << 64) | u128::from(seq), event });
+        let entry = Entry { key: (u128::from(at.0) << 64) | u128::from(seq), event };
+        match &mut self.store {
+            Store::Array(v) => {
+                v.push(entry);
+                if v.len() > SMALL {
+                    // Heapify in place (the vector's buffer is reused).
+                    self.store = Store::Heap(BinaryHeap::from(std::mem::take(v)));
+                }
+            }
+            Store::Heap(h) => h.push(entry),
+        }
+    }
+
+    /// Index of the earliest entry of a non-empty array.
+    #[inline]
+    fn earliest(v: &[Entry<E>]) -> usize {
+        let mut best = 0;
+        let mut best_key = v[0].key;
+        for (i, e) in v.iter().enumerate().skip(1) {
+            // Keys are unique (the sequence number differs), so the minimum is too.
+            let smaller = e.key < best_key;
+            best = if smaller { i } else { best };
+            best_key = if smaller { e.key } else { best_key };
+        }
+        best
     }
 
     /// The instant of the earliest pending event.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(Entry::at)
+        match &self.store {
+            Store::Array(v) if v.is_empty() => None,
+            Store::Array(v) => Some(v[Self::earliest(v)].at()),
+            Store::Heap(h) => h.peek().map(Entry::at),
+        }
+    }
+
+    /// Removes and returns the earliest pending event if it is at or before `until`;
+    /// otherwise says when it is (one look at the queue instead of a peek and a pop).
+    #[inline]
+    pub fn pop_until(&mut self, until: SimTime) -> Next<E> {
+        let entry = match &mut self.store {
+            Store::Array(v) if v.is_empty() => return Next::Empty,
+            Store::Array(v) => {
+                let i = Self::earliest(v);
+                if v[i].at() > until {
+                    return Next::Later(v[i].at());
+                }
+                v.swap_remove(i)
+            }
+            Store::Heap(h) => match h.peek() {
+                None => return Next::Empty,
+                Some(e) if e.at() > until => return Next::Later(e.at()),
+                Some(_) => return self.pop().map_or(Next::Empty, |(at, e)| Next::Event(at, e)),
+            },
+        };
+        Next::Event(entry.at(), entry.event)
     }
 
     /// Removes and returns the earliest pending event.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        self.heap.pop().map(|e| (e.at(), e.event))
+        let entry = match &mut self.store {
+            Store::Array(v) if v.is_empty() => return None,
+            Store::Array(v) => {
+                let i = Self::earliest(v);
+                v.swap_remove(i)
+            }
+            Store::Heap(h) => {
+                let e = h.pop()?;
+                if h.len() <= SMALL / 2 {
+                    // Back to an array (any order will do), reusing the buffer.
+                    self.store = Store::Array(std::mem::take(h).into_vec());
+                }
+                e
+            }
+        };
+        Some((entry.at(), entry.event))
     }
 
     /// Number of pending events (including stale timer events not yet popped).
     pub fn len(&self) -> usize {
-        self.heap.len()
+        match &self.store {
+            Store::Array(v) => v.len(),
+            Store::Heap(h) => h.len(),
+        }
     }
 
     /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -112,6 +211,7 @@ mod tests {
 
     proptest! {
         /// Whatever the pushes, pops come out sorted by (time, push index): a stable sort.
+        /// (Up to 300 entries: the queue passes from array to heap and back.)
         #[test]
         fn pops_equal_a_stable_sort(times in proptest::collection::vec(0u64..20, 0..300)) {
             let mut q = EventQueue::default();

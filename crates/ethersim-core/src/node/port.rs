@@ -5,6 +5,12 @@
 //! owns the rate, the delay and the frames on the cable. Whether a frame may start is
 //! asked of one place, the port's [`TxGate`]; MAC control frames go out ahead of queued
 //! data and pass closers that hold only data (PAUSE, queue policies).
+//!
+//! The end of a transmission is an event only when someone needs to act then: a frame
+//! waits behind it, a host frees a transmit buffer, a policy watches the queue, or the
+//! trace path listens. Otherwise the transmission is settled lazily, at the next
+//! operation on the port or when results are read (`Port::settle`), with the same
+//! counts, so an uncongested port costs one event per frame fewer.
 
 use std::collections::VecDeque;
 
@@ -48,6 +54,8 @@ struct OnWire {
     frame_len: u32,
     tx: TxId,
     class: FrameClass,
+    /// Whether a `TxDone` event is queued for it (otherwise it is settled lazily).
+    done_queued: bool,
 }
 
 /// What a port can do next.
@@ -87,6 +95,8 @@ pub struct Port {
     pub gate_timer: Timer,
     /// The policy watching this port's queue, if any.
     pub policy: Option<PortPolicy>,
+    /// Whether the port belongs to a host (whose transmit buffers free when a frame ends).
+    pub on_host: bool,
     queue: DropTailQueue,
     control: VecDeque<Queued>,
     on_wire: Option<OnWire>,
@@ -104,6 +114,7 @@ impl Port {
             gate: TxGate::default(),
             gate_timer: Timer::default(),
             policy: None,
+            on_host: false,
             queue: DropTailQueue::new(limits),
             control: VecDeque::with_capacity(4),
             on_wire: None,
@@ -130,6 +141,15 @@ impl Port {
     pub fn next_tx(&self, now: SimTime) -> NextTx {
         if self.on_wire.is_some() {
             return NextTx::Idle;
+        }
+        if self.gate.is_open(now) {
+            return if !self.control.is_empty() {
+                NextTx::Ready(FrameClass::Control)
+            } else if !self.queue.is_empty() {
+                NextTx::Ready(FrameClass::Data)
+            } else {
+                NextTx::Idle
+            };
         }
         let mut wake = SimTime::NEVER;
         for (class, waiting) in
@@ -172,8 +192,25 @@ impl Port {
             frame_len: frame.len,
             tx: sent.tx,
             class,
+            done_queued: false,
         });
         (frame, sent)
+    }
+
+    /// Counts a finished transmission whose end was not an event (see the module notes):
+    /// if its gap ended by `now`, it is complete and the wire is free.
+    pub fn settle(&mut self, now: SimTime) {
+        if let Some(w) = self.on_wire.filter(|w| !w.done_queued && w.wire_free <= now) {
+            self.finish_tx(w.tx);
+        }
+    }
+
+    /// The transmission on the wire, if the caller must now queue its `TxDone` event
+    /// (it was started lazily and something came to wait behind it): its id and end.
+    pub fn done_event_needed(&mut self) -> Option<(TxId, SimTime)> {
+        let w = self.on_wire.as_mut().filter(|w| !w.done_queued)?;
+        w.done_queued = true;
+        Some((w.tx, w.wire_free))
     }
 
     /// Transmission `tx` finished (frame and gap): it counts, and the wire is free.
@@ -196,6 +233,7 @@ impl Port {
     /// The link went dark at `now`: a frame whose last bit has not left is cut off (lost)
     /// and the wire is free. A frame in its inter-frame gap is complete and stays.
     pub fn cut_off(&mut self, now: SimTime) -> Option<CutOff> {
+        self.settle(now);
         let w = self.on_wire.filter(|w| w.last_bit > now)?;
         self.on_wire = None;
         if w.class == FrameClass::Data {

@@ -72,11 +72,14 @@ pub enum GateState {
 pub struct TxGate {
     /// Per closer: closed until this instant (at or before now: open; `NEVER`: until opened).
     until: [SimTime; 4],
+    /// The latest of `until`: at or before now, every closer is open (the common case,
+    /// answered with one comparison).
+    latest: SimTime,
 }
 
 impl Default for TxGate {
     fn default() -> Self {
-        TxGate { until: [SimTime::ZERO; 4] }
+        TxGate { until: [SimTime::ZERO; 4], latest: SimTime::ZERO }
     }
 }
 
@@ -85,11 +88,18 @@ impl TxGate {
     /// A later call replaces an earlier one of the same closer.
     pub fn close(&mut self, closer: Closer, until: SimTime) {
         self.until[closer as usize] = until;
+        self.latest = self.until.iter().copied().max().unwrap_or(SimTime::ZERO);
     }
 
     /// `closer` releases the gate.
     pub fn open(&mut self, closer: Closer) {
-        self.until[closer as usize] = SimTime::ZERO;
+        self.close(closer, SimTime::ZERO);
+    }
+
+    /// Whether no closer holds the gate at `now`.
+    #[inline]
+    pub fn is_open(&self, now: SimTime) -> bool {
+        self.latest <= now
     }
 
     /// Whether `closer` holds the gate at `now`.
@@ -105,6 +115,9 @@ impl TxGate {
 
     /// Whether a frame of `class` may start at `now`, and if not, until when.
     pub fn state(&self, now: SimTime, class: FrameClass) -> GateState {
+        if self.is_open(now) {
+            return GateState::Open;
+        }
         let mut latest = now;
         for closer in Closer::ALL {
             if class == FrameClass::Control && !closer.holds_control() {

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 
 use crate::ids::PortId;
 use crate::stats::TimeWeighted;
-use crate::time::{BitRate, Bytes, Duration, SimTime};
+use crate::time::{BitRate, Bytes, Duration, SimTime, PS_PER_SEC};
 use crate::wire::ethernet::{INTER_FRAME_GAP, PREAMBLE_SFD};
 use crate::wire::PacketRef;
 
@@ -62,6 +62,10 @@ struct OnCable {
 #[derive(Debug)]
 pub struct Direction {
     rate: BitRate,
+    /// Picoseconds per byte when the rate divides 8·10^12 bit·ps/s exactly (every common
+    /// Ethernet rate does): serialization is then one multiplication, and equal to
+    /// [`BitRate::time_to_send`], which is used otherwise.
+    ps_per_byte: Option<u64>,
     delay: Duration,
     cable: VecDeque<OnCable>,
     next_tx: u32,
@@ -86,7 +90,25 @@ impl Direction {
     pub fn new(rate: BitRate, delay: Duration) -> Self {
         let mut rate_level = TimeWeighted::default();
         rate_level.set(SimTime::ZERO, rate.as_bps());
-        Direction { rate, delay, cable: VecDeque::with_capacity(16), next_tx: 0, rate_level, rate_changes: 0 }
+        Direction {
+            rate,
+            ps_per_byte: exact_ps_per_byte(rate),
+            delay,
+            cable: VecDeque::with_capacity(16),
+            next_tx: 0,
+            rate_level,
+            rate_changes: 0,
+        }
+    }
+
+    /// Time to put `bytes` on the wire at the current rate (rounded up, as
+    /// [`BitRate::time_to_send`] states).
+    #[inline]
+    fn to_send(&self, bytes: Bytes) -> Duration {
+        match self.ps_per_byte.and_then(|p| bytes.get().checked_mul(p)) {
+            Some(ps) => Duration(ps),
+            None => self.rate.time_to_send(bytes),
+        }
     }
 
     /// The current signalling rate.
@@ -101,8 +123,8 @@ impl Direction {
 
     /// The timing of a frame of `frame_len` bytes whose preamble starts at `start`.
     pub fn timing(&self, start: SimTime, frame_len: Bytes) -> TxTiming {
-        let to_last_bit = self.rate.time_to_send(PREAMBLE_SFD + frame_len);
-        let with_gap = self.rate.time_to_send(PREAMBLE_SFD + frame_len + INTER_FRAME_GAP);
+        let to_last_bit = self.to_send(PREAMBLE_SFD + frame_len);
+        let with_gap = self.to_send(PREAMBLE_SFD + frame_len + INTER_FRAME_GAP);
         let last_bit = start + to_last_bit;
         TxTiming { last_bit, wire_free: start + with_gap, received: last_bit + self.delay }
     }
@@ -144,6 +166,7 @@ impl Direction {
         assert!(rate.as_bps() > 0, "a link rate must be positive");
         if rate != self.rate {
             self.rate = rate;
+            self.ps_per_byte = exact_ps_per_byte(rate);
             self.rate_changes += 1;
             self.rate_level.set(now, rate.as_bps());
         }
@@ -158,6 +181,12 @@ impl Direction {
     pub fn mean_rate_bps(&self, end: SimTime) -> f64 {
         self.rate_level.mean_until(end)
     }
+}
+
+/// Picoseconds per byte at `rate`, if a whole number.
+fn exact_ps_per_byte(rate: BitRate) -> Option<u64> {
+    let bit_ps = 8 * PS_PER_SEC;
+    (bit_ps % rate.as_bps() == 0).then(|| bit_ps / rate.as_bps())
 }
 
 /// A link: its channel, the ports at its ends, and its two directions.
@@ -214,6 +243,31 @@ mod tests {
         assert_eq!(t.wire_free, SimTime(Duration::from_ns(12_304).as_ps()));
         // Last bit after (1518 + 8) · 8 ns = 12208 ns, plus 500 ns of propagation.
         assert_eq!(t.received, SimTime(Duration::from_ns(12_208 + 500).as_ps()));
+    }
+
+    #[test]
+    fn the_multiplication_shortcut_equals_the_division_at_any_rate() {
+        for bps in [
+            1,
+            3,
+            7,
+            1_000,
+            10_000_000,
+            100_000_000,
+            1_000_000_000,
+            2_500_000_000,
+            40_000_000_000,
+            999_999_937,
+        ] {
+            let d = Direction::new(BitRate::bps(bps), Duration::ZERO);
+            for len in [0u64, 1, 64, 1518, 9018, 1 << 40] {
+                assert_eq!(
+                    d.to_send(Bytes(len)),
+                    BitRate::bps(bps).time_to_send(Bytes(len)),
+                    "{bps} b/s, {len} B"
+                );
+            }
+        }
     }
 
     #[test]

@@ -40,9 +40,11 @@ impl Simulation {
         Simulation { network, scheduler, limits, stop: None }
     }
 
-    /// Runs to the end (a limit, or the scenario's work done).
+    /// Runs to the end (a limit, or the scenario's work done). Like every way of running,
+    /// it leaves the network's counters exact at the instant it stops.
     pub fn run(&mut self) -> StopReason {
         let reason = self.scheduler.run(&mut self.network, self.limits);
+        self.network.settle(self.scheduler.now());
         self.stop = Some(reason);
         reason
     }
@@ -55,6 +57,7 @@ impl Simulation {
         let next = self.scheduler.events_executed().saturating_add(events.max(1)).min(budget);
         let reason =
             self.scheduler.run(&mut self.network, RunLimits { max_events: Some(next), ..self.limits });
+        self.network.settle(self.scheduler.now());
         self.stop = Some(reason);
         (reason != StopReason::EventBudget || next == budget).then_some(reason)
     }
@@ -66,6 +69,7 @@ impl Simulation {
         let until = self.limits.until.map_or(t, |u| u.min(t));
         let limits = RunLimits { until: Some(until), ..self.limits };
         let reason = self.scheduler.run(&mut self.network, limits);
+        self.network.settle(self.scheduler.now());
         self.stop = Some(reason);
         reason
     }

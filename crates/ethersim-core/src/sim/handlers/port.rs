@@ -53,12 +53,31 @@ impl Network {
     pub(in crate::sim) fn try_start(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
+        p.settle(now);
+        if p.is_busy() {
+            // A frame now waits behind a transmission whose end was not an event: make it one.
+            if !p.nothing_waits() {
+                if let Some((tx, at)) = p.done_event_needed() {
+                    sched.schedule_at(at, Event::TxDone { port, tx });
+                }
+            }
+            return;
+        }
         match p.next_tx(now) {
             NextTx::Ready(class) => {
                 let link = p.link;
                 let end = p.end;
                 let (frame, sent) = p.start(now, class, &mut self.links[link.index()].dirs[end]);
-                sched.schedule_at(sent.timing.wire_free, Event::TxDone { port, tx: sent.tx });
+                // The end of the transmission is an event only if someone acts then (see
+                // node/port.rs): a frame waits, a host frees a buffer, a policy or the trace
+                // path watches.
+                let p = &mut self.ports[port.index()];
+                let watched = p.on_host || p.policy.is_some() || self.trace.is_on();
+                if watched || !p.nothing_waits() {
+                    if let Some((tx, at)) = p.done_event_needed() {
+                        sched.schedule_at(at, Event::TxDone { port, tx });
+                    }
+                }
                 if sent.schedule_arrival {
                     sched.schedule_at(sent.timing.received, Event::Arrival { link, dir: end as u8 });
                 }
@@ -144,7 +163,14 @@ impl Network {
     }
 
     /// Shows `port`'s queue to its policy, if it has one, and applies its answer.
+    #[inline]
     fn policy_hook(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
+        if self.ports[port.index()].policy.is_some() {
+            self.run_policy(sched, port, moment);
+        }
+    }
+
+    fn run_policy(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
         let view = p.view();
