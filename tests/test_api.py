@@ -112,3 +112,32 @@ def test_a_failure_while_writing_leaves_nothing_behind(
     with pytest.raises(ethersim.OutputError, match="No space left"):
         r.write(tmp_path / "res")
     assert list(tmp_path.iterdir()) == []
+
+
+PING_OUTAGE = ROOT / "examples" / "ping-outage.toml"
+
+
+def test_ping_and_outage_example_reports_rtts_links_and_series() -> None:
+    r = ethersim.run(PING_OUTAGE)
+    ping = r.flows.set_index("name").loc["ping"]
+    assert ping["kind"] == "ping"
+    assert ping["ping_requests"] == 500
+    # Every request is answered or lost; replies travel back on the flow's reverse direction.
+    assert ping["ping_replies"] + ping["lost"] + ping["reverse_lost"] == 500
+    assert ping["reverse_packets_received"] == ping["ping_replies"]
+    # A ping sent as the link went dark waited the whole 20 ms outage.
+    assert 0.020 <= ping["rtt_max_s"] < 0.021
+    link = r.links.set_index(r.links["between"].map(tuple)).loc[[("switch", "client")]].iloc[0]
+    assert (link["outages"], link["dark_s"]) == (1, pytest.approx(0.020, abs=1e-15))
+    gate = r.series[(r.series["port"] == "switch->client") & (r.series["quantity"] == "gate_open")]
+    assert gate["t_s"].tolist() == pytest.approx([0.0, 0.2, 0.22])
+    assert gate["value"].tolist() == [1, 0, 1]
+    queue = r.series[r.series["quantity"] == "queue_bytes"]
+    port = r.ports.set_index(["node", "peer"]).loc[("switch", "client")]
+    assert queue["value"].max() == port["max_queue_bytes"] <= 256 * 1024
+
+
+def test_results_without_series_have_an_empty_series_table() -> None:
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
+    assert r.series.empty
+    assert list(r.series.columns) == ["port", "quantity", "t_ps", "t_s", "value"]

@@ -11,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = (ROOT / "examples" / "udp-file.toml").read_text()
+PING = '[[apps]]\nkind = "ping"\nfrom = "server"\nto = "client"\n{}\n'
 
 
 def run_cli(tmp_path: Path, text: str, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -243,6 +244,74 @@ CASES = [
         + '[[apps]]\nkind = "udp_file"\nfrom = "server"\nto = "far"\nsize = "1 MB"\n',
         [],
         ["apps[1].to", '"far" cannot be reached from "server"'],
+    ),
+    (
+        "overlapping outages",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\noutages = [{ start = "1 s", duration = "1 s" },'
+            ' { start = "1500 ms", duration = "1 s" }]',
+        ),
+        [],
+        [
+            "links[1].outages[1].start",
+            "1500 ms is before the end of outages[0] (2 s)",
+            "time order",
+        ],
+    ),
+    (
+        "zero-length outage",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\noutages = [{ start = "1 s", duration = "0 s" }]',
+        ),
+        [],
+        ["links[1].outages[0].duration", "greater than 0 s"],
+    ),
+    (
+        "misspelt outage key",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\noutages = [{ start = "1 s", lenght = "1 s" }]',
+        ),
+        [],
+        ["links[1].outages[0]", "unknown field `lenght`"],
+    ),
+    (
+        "series of an unknown node",
+        GOOD + '[[series]]\nport = "switch->nowhere"\n',
+        [],
+        ["series[0].port", 'no node named "nowhere"'],
+    ),
+    (
+        "series port without a peer",
+        GOOD + '[[series]]\nport = "switch"\n',
+        [],
+        ["series[0].port", '"node->peer"'],
+    ),
+    (
+        "series of a link that is not there",
+        GOOD + '[[series]]\nport = "server->client"\n',
+        [],
+        ["series[0].port", 'no link joins "server" and "client"'],
+    ),
+    (
+        "ping every 0 s",
+        GOOD + PING.format('interval = "0 s"\ncount = 3'),
+        [],
+        ["apps[1].interval", "greater than 0 s"],
+    ),
+    (
+        "ping data too large",
+        GOOD + PING.format('interval = "1 ms"\ncount = 3\npayload = "1473 B"'),
+        [],
+        ["apps[1].payload", "expected 0 B to 1472 B", "ICMP echo"],
+    ),
+    (
+        "endless ping",
+        GOOD + PING.format('interval = "1 ms"'),
+        [],
+        ["apps[1]", "never stops"],
     ),
     (
         "app to a switch",

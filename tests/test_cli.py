@@ -145,3 +145,10 @@ def test_cli_maps_an_interrupt_to_status_130(monkeypatch: pytest.MonkeyPatch) ->
     result = CliRunner().invoke(cli.app, ["run", str(EXAMPLE)])
     assert result.exit_code == 130
     assert "interrupted: nothing was written" in result.output
+
+
+def test_run_shows_round_trips_and_dark_links() -> None:
+    p = ethersim("run", str(ROOT / "examples" / "ping-outage.toml"))
+    assert p.returncode == 0, p.stderr
+    for fragment in ("round trips", "ping", "links", "switch ↔ client", "20 ms", "lost on wire"):
+        assert fragment in p.stdout, p.stdout
