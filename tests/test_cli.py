@@ -152,3 +152,29 @@ def test_run_shows_round_trips_and_dark_links() -> None:
     assert p.returncode == 0, p.stderr
     for fragment in ("round trips", "ping", "links", "switch ↔ client", "20 ms", "lost on wire"):
         assert fragment in p.stdout, p.stdout
+
+
+QUIET_IMPORTS = """
+import sys
+from ethersim.cli import main
+sys.argv = ["ethersim", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+heavy = sorted(m for m in ("pandas", "pyarrow", "numpy", "pydantic", "rich.table") if m in sys.modules)
+print("HEAVY", *heavy)
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["run", str(EXAMPLE), *SMALL, "-q"], ["validate", str(EXAMPLE)]],
+    ids=["run -q", "validate"],
+)
+def test_quick_commands_import_no_dataframe_library(args: list[str]) -> None:
+    p = subprocess.run(
+        [sys.executable, "-c", QUIET_IMPORTS, *args], capture_output=True, text=True, check=False
+    )
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().splitlines()[-1] == "HEAVY", p.stdout

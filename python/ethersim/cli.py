@@ -8,18 +8,20 @@ ethersim error; 130 interrupted (Ctrl-C), with nothing written. Mapped in one pl
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ethersim import api, benchmark, schema_doc
 from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
 from ethersim.results import Result
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(
     name="ethersim",
@@ -28,9 +30,23 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-# Piped output is not wrapped at rich's 80-column default: tables stay one row per item.
-out_console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+@functools.cache
+def out_console() -> Console:
+    """The console for results (made on first use: a quiet run never imports rich's)."""
+    from rich.console import Console
+
+    # Piped output is not wrapped at rich's 80-column default: tables stay one row per item.
+    return Console(width=None if sys.stdout.isatty() else 160)
+
+
+@functools.cache
+def err_console() -> Console:
+    """The console for errors and notices, on standard error."""
+    from rich.console import Console
+
+    return Console(stderr=True, width=None if sys.stderr.isatty() else 160)
 
 
 def _exit_status(error: EthersimError) -> int:
@@ -43,7 +59,9 @@ def _exit_status(error: EthersimError) -> int:
 
 def _fail(error: EthersimError) -> typer.Exit:
     kind = "error" if not isinstance(error, InternalError) else "internal error"
-    err_console.print(f"[bold red]{kind}:[/] {error}", highlight=False, markup=True, soft_wrap=True)
+    err_console().print(
+        f"[bold red]{kind}:[/] {error}", highlight=False, markup=True, soft_wrap=True
+    )
     return typer.Exit(_exit_status(error))
 
 
@@ -73,8 +91,10 @@ def _fmt_rate(bps: float) -> str:
 
 
 def _print_summary(result: Result) -> None:
+    from rich.table import Table
+
     s = result.summary
-    out_console.print(
+    out_console().print(
         f"[bold]{s['scenario']}[/]  seed {s['seed']}  stopped: {s['stop_reason']}  "
         f"simulated {_fmt_time(s['sim_time_s'])}  events {s['events']:,}  "
         f"wall {result.wall_time_s:.3f} s  ({result.events_per_s / 1e6:.1f} M events/s)",
@@ -109,7 +129,7 @@ def _print_summary(result: Result) -> None:
             _fmt_time(f["delay"]["mean_s"]),
             _fmt_time(f["delay"]["p99_s"]),
         )
-    out_console.print(flows)
+    out_console().print(flows)
     pings = [f for f in s["flows"] if "rtt" in f]
     if pings:
         rtt = Table(title="round trips", title_justify="left")
@@ -123,7 +143,7 @@ def _print_summary(result: Result) -> None:
                 f"{f['ping_replies']:,}",
                 *(_fmt_time(r[k]) for k in ("mean_s", "std_s", "p50_s", "p99_s", "max_s")),
             )
-        out_console.print(rtt)
+        out_console().print(rtt)
     ports = Table(title="ports", title_justify="left")
     port_columns = ("frames", "drops", "lost on wire", "max queue", "mean queue", "utilization")
     for col in ("port", *port_columns):
@@ -140,7 +160,7 @@ def _print_summary(result: Result) -> None:
             f"{p['mean_queue_bytes']:,.0f} B",
             f"{100 * p['utilization']:.1f}%",
         )
-    out_console.print(ports)
+    out_console().print(ports)
     dark = [link for link in s["links"] if link["outages"] > 0]
     if dark:
         links = Table(title="links", title_justify="left")
@@ -149,7 +169,7 @@ def _print_summary(result: Result) -> None:
         for link in dark:
             a, b = link["between"]
             links.add_row(f"{a} ↔ {b}", f"{link['outages']:,}", _fmt_time(link["dark_s"]))
-        out_console.print(links)
+        out_console().print(links)
 
 
 @app.command()
@@ -168,7 +188,7 @@ def run(
     except EthersimError as e:
         raise _fail(e) from None
     except KeyboardInterrupt:
-        err_console.print("interrupted: nothing was written", highlight=False)
+        err_console().print("interrupted: nothing was written", highlight=False)
         raise typer.Exit(130) from None
     if out is not None:
         try:
@@ -176,12 +196,12 @@ def run(
         except EthersimError as e:
             raise _fail(e) from None
         except KeyboardInterrupt:
-            err_console.print(f"interrupted while writing results to {out}", highlight=False)
+            err_console().print(f"interrupted while writing results to {out}", highlight=False)
             raise typer.Exit(130) from None
     if not quiet:
         _print_summary(result)
         if out is not None:
-            out_console.print(f"results written to {out}/", highlight=False)
+            out_console().print(f"results written to {out}/", highlight=False)
 
 
 @app.command()
@@ -194,7 +214,7 @@ def validate(
         checked = api.validate(scenario, overrides=set_ or [])
     except EthersimError as e:
         raise _fail(e) from None
-    out_console.print(
+    out_console().print(
         f"{scenario}: ok ({len(checked['hosts'])} hosts, {len(checked['switches'])} switches, "
         f"{len(checked['links'])} links, {len(checked['apps'])} apps)",
         highlight=False,
