@@ -5,10 +5,10 @@
 mod common;
 
 use common::simulation;
-use ethersim_core::ids::{FlowId, NodeId, PortId};
+use ethersim_core::ids::{NodeId, PortId};
 use ethersim_core::sim::Simulation;
 use ethersim_core::time::{Duration, SimTime};
-use ethersim_core::wire::{ethernet, Packet, PacketKind, Protocol, Role};
+use ethersim_core::wire::{ethernet, Packet};
 
 const SHARED: &str = r#"
 [[hosts]]
@@ -52,28 +52,17 @@ count = 10
 payload = "1000 B"
 "#;
 
-fn control_frame() -> Packet {
-    Packet {
-        kind: PacketKind::Control,
-        protocol: Protocol::MacControl,
-        to: Role::Sink,
-        flow: FlowId::NONE,
-        src: NodeId(0),
-        dst: NodeId(2),
-        seq: 0,
-        frame_len: ethernet::MIN_FRAME as u32,
-        payload: 0,
-        created: SimTime::ZERO,
-        echo: SimTime::NEVER,
-    }
-}
-
 fn run(control_frames: u32) -> Simulation {
     let mut sim = simulation(SHARED);
     for k in 0..control_frames {
         sim.run_until(SimTime(Duration::from_us(200 + 300 * u64::from(k)).as_ps()));
         let (net, sched) = sim.parts_mut();
-        net.send_control_frame(sched, PortId(0), control_frame());
+        let now = sched.now();
+        net.send_control_frame(
+            sched,
+            PortId(0),
+            Packet::control(NodeId(0), NodeId(2), ethernet::MIN_FRAME as u32, now),
+        );
     }
     sim.run();
     sim

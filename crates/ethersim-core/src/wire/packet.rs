@@ -84,6 +84,26 @@ pub struct Packet {
     pub echo: SimTime,
 }
 
+impl Packet {
+    /// A MAC control frame of `frame_len` bytes from `src` to its link partner `dst`,
+    /// made at `now`: it belongs to no flow.
+    pub fn control(src: NodeId, dst: NodeId, frame_len: u32, now: SimTime) -> Packet {
+        Packet {
+            kind: PacketKind::Control,
+            protocol: Protocol::MacControl,
+            to: Role::Sink,
+            flow: FlowId::NONE,
+            src,
+            dst,
+            seq: 0,
+            frame_len,
+            payload: 0,
+            created: now,
+            echo: SimTime::NEVER,
+        }
+    }
+}
+
 /// A handle to a packet held in the network's packet pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PacketRef(pub u32);

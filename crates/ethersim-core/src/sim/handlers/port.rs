@@ -209,12 +209,12 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use crate::engine::RunLimits;
-    use crate::ids::{FlowId, NodeId, PortId};
+    use crate::ids::{NodeId, PortId};
     use crate::phy::Closer;
     use crate::scenario;
     use crate::sim::{Network, Simulation};
     use crate::time::{Duration, SimTime};
-    use crate::wire::{ethernet, Packet, PacketKind, Protocol, Role};
+    use crate::wire::{ethernet, Packet};
 
     const TWO_HOSTS: &str = r#"
 [[hosts]]
@@ -241,26 +241,14 @@ count = 5
         )
     }
 
-    fn control_frame() -> Packet {
-        Packet {
-            kind: PacketKind::Control,
-            protocol: Protocol::MacControl,
-            to: Role::Sink,
-            flow: FlowId::NONE,
-            src: NodeId(0),
-            dst: NodeId(1),
-            seq: 0,
-            frame_len: ethernet::MIN_FRAME as u32,
-            payload: 0,
-            created: SimTime::ZERO,
-            echo: SimTime::NEVER,
-        }
-    }
-
     /// Sends a control frame from host a at the current instant of `sim`.
     fn send_control(sim: &mut Simulation) {
         let (net, sched): (&mut Network, _) = sim.parts_mut();
-        net.send_control_frame(sched, PortId(0), control_frame());
+        net.send_control_frame(
+            sched,
+            PortId(0),
+            Packet::control(NodeId(0), NodeId(1), ethernet::MIN_FRAME as u32, sched.now()),
+        );
     }
 
     #[test]
