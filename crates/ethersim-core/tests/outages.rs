@@ -178,3 +178,74 @@ port = "b->a"
     assert_eq!(gate.t_ps, vec![0, Duration::from_ms(1).as_ps(), Duration::from_ms(3).as_ps()]);
     assert_eq!(gate.value, vec![1, 0, 1]);
 }
+
+/// An outage shorter than the rest of a frame cuts it off; a short frame sent after the
+/// outage then arrives before the cut frame would have, and must not wait for it (the
+/// cut frame leaves the cable at once).
+#[test]
+fn a_short_frame_after_a_short_outage_arrives_at_its_own_time() {
+    let text = r#"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[links]]
+between = ["a", "b"]
+rate = "1 Gb/s"
+delay = "1 us"
+outages = [{ start = "101 us", duration = "1 us" }]
+[[apps]]
+name = "big"
+kind = "constant_rate"
+from = "a"
+to = "b"
+rate = "1 Mb/s"
+start = "100 us"
+count = 1
+[[apps]]
+name = "small"
+kind = "constant_rate"
+from = "a"
+to = "b"
+rate = "1 Mb/s"
+payload = "18 B"
+start = "100500 ns"
+count = 1
+"#;
+    let mut sim = simulation(text);
+    sim.run();
+    let net = sim.network();
+    assert_eq!(net.flows[0].forward().lost, 1, "the big frame is cut off");
+    // The 64 B frame starts when the outage ends at 102 us: (8 + 64)·8 ns + 1 us later.
+    let want = SimTime(102 * US + BitRate::gbps(1).time_to_send(Bytes(8 + 64)).as_ps() + US);
+    assert_eq!(net.flows[1].forward().last_rx, Some(want));
+    assert_eq!(sim.scheduler().now(), want, "the clock never ran past it");
+}
+
+/// The link is dark over [start, end): a frame handed over at the very instant an outage
+/// starts waits for its end, whatever else happens at that instant.
+#[test]
+fn a_frame_due_as_the_outage_starts_waits_for_its_end() {
+    let ping = |outages: &str| {
+        format!(
+            "[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\nbetween = [\"a\", \"b\"]\n\
+             rate = \"1 Gb/s\"\ndelay = \"1 us\"\noutages = [{outages}]\n[[apps]]\nkind = \"ping\"\n\
+             from = \"a\"\nto = \"b\"\ninterval = \"1 ms\"\ncount = 2\nstart = \"1 ms\"\n"
+        )
+    };
+    for outages in [
+        r#"{ start = "1 ms", duration = "100 us" }"#,
+        r#"{ start = "500 us", duration = "100 us" }, { start = "1 ms", duration = "100 us" }"#,
+        r#"{ start = "0 s", duration = "1 ms" }, { start = "1 ms", duration = "100 us" }"#,
+    ] {
+        let mut sim = simulation(&ping(outages));
+        sim.run();
+        let s = sim.summary("x", 1);
+        let flow = &s.flows[0];
+        assert_eq!((flow.packets_received, flow.lost, s.ports[0].wire_losses), (2, 0, 0), "{outages}");
+        // The first request waited 100 us: RTT 100 us plus two 110 B frames and 2 us.
+        let frame = BitRate::gbps(1).time_to_send(Bytes(8 + 102)).as_ps();
+        let want = (Duration::from_us(100 + 2).as_ps() + 2 * frame) as f64 * 1e-12;
+        assert!((flow.app["rtt"]["max_s"].as_f64().unwrap() - want).abs() < 1e-15, "{outages}");
+    }
+}

@@ -144,3 +144,64 @@ count = 1
         ]
     );
 }
+
+/// Counts the moments the queue went empty.
+#[derive(Debug)]
+struct CountEmpty(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl QueuePolicy for CountEmpty {
+    fn on_enqueue(&mut self, _: SimTime, _: QueueView) -> PolicyAction {
+        PolicyAction::Keep
+    }
+    fn on_dequeue(&mut self, _: SimTime, _: QueueView) -> PolicyAction {
+        PolicyAction::Keep
+    }
+    fn on_empty(&mut self, _: SimTime) -> PolicyAction {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        PolicyAction::Keep
+    }
+}
+
+/// Whether a frame finishes or is cut off by an outage, the policy learns that the
+/// transmitter went idle with nothing waiting (LPI and coalescing rely on that moment).
+/// Two frames 11.776 ms apart: the first ends (or is cut off at 100 us) with nothing
+/// behind it; the run's work is done when the second arrives, before its gap ends.
+#[test]
+fn a_queue_policy_learns_the_queue_is_empty_after_a_cut_off_too() {
+    for outage in ["", "outages = [{ start = \"100 us\", duration = \"50 us\" }]\n"] {
+        let text = format!(
+            "[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\n\
+             between = [\"a\", \"b\"]\nrate = \"1 Gb/s\"\n{outage}[[apps]]\nkind = \"constant_rate\"\nfrom = \"a\"\nto = \"b\"\n\
+             rate = \"1 Mb/s\"\nstart = \"99 us\"\ncount = 2\n"
+        );
+        let mut sim = simulation(&text);
+        let empties = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+        sim.network_mut().ports[0].policy = Some(PortPolicy::Custom(Box::new(CountEmpty(empties.clone()))));
+        sim.run();
+        assert_eq!(empties.load(std::sync::atomic::Ordering::SeqCst), 1, "outage: {outage:?}");
+    }
+}
+
+/// Subscribing to the trace makes transmission ends events (the subscribers see them),
+/// which changes the number of events and nothing else.
+#[test]
+fn results_do_not_depend_on_whether_the_trace_is_on() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/ping-outage.toml"))
+            .unwrap()
+            .replace("size = \"50 MB\"", "size = \"5 MB\"");
+    let summary = |trace: bool| {
+        let mut sim = simulation(&text);
+        if !trace {
+            sim.network_mut().trace = ethersim_core::sim::Trace::default();
+        }
+        sim.run();
+        let mut s = serde_json::to_value(sim.summary("x", 1)).unwrap();
+        let events = s["events"].take();
+        s["series"].take();
+        (s, events)
+    };
+    let ((on, events_on), (off, events_off)) = (summary(true), summary(false));
+    assert_eq!(on, off);
+    assert!(events_on.as_u64() > events_off.as_u64());
+}

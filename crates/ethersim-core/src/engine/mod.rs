@@ -250,6 +250,55 @@ mod tests {
         assert_eq!(s.events_executed(), 2);
     }
 
+    /// Events of a model that records which ran at the instant 200.
+    #[derive(Clone, Copy, Debug)]
+    enum Tie {
+        Timer(Generation),
+        Other(&'static str),
+        PushTimerTo200,
+    }
+
+    struct TieModel {
+        timer: Timer,
+        order: Vec<&'static str>,
+    }
+
+    impl Model for TieModel {
+        type Event = Tie;
+        fn handle(&mut self, s: &mut Scheduler<Tie>, e: Tie) {
+            match e {
+                Tie::PushTimerTo200 => s.arm(&mut self.timer, SimTime(200), Tie::Timer),
+                Tie::Timer(g) => {
+                    if s.timer_fires(&mut self.timer, g, Tie::Timer) {
+                        self.order.push("timer");
+                    }
+                }
+                Tie::Other(name) => self.order.push(name),
+            }
+        }
+        fn work_done(&self) -> bool {
+            false
+        }
+    }
+
+    /// The timer is armed for 100 at 0 and pushed to 200 at 10; its event for 100 pops at
+    /// 100 and queues itself for 200 then. So at 200 it runs after an event queued for 200
+    /// at 50 and before one queued at 150.
+    #[test]
+    fn a_timer_pushed_later_joins_its_instant_when_its_old_event_pops() {
+        let mut s = Scheduler::default();
+        let mut m = TieModel { timer: Timer::default(), order: Vec::new() };
+        s.arm(&mut m.timer, SimTime(100), Tie::Timer);
+        s.schedule_at(SimTime(10), Tie::PushTimerTo200);
+        s.schedule_at(SimTime(10), Tie::Other("queued at 10"));
+        s.run(&mut m, RunLimits { until: Some(SimTime(9)), max_events: None });
+        s.schedule_at(SimTime(200), Tie::Other("queued before 100"));
+        s.run(&mut m, RunLimits { until: Some(SimTime(150)), max_events: None });
+        s.schedule_at(SimTime(200), Tie::Other("queued after 100"));
+        s.run(&mut m, RunLimits::default());
+        assert_eq!(m.order, vec!["queued at 10", "queued before 100", "timer", "queued after 100"]);
+    }
+
     #[test]
     fn event_budget_executes_exactly_that_many() {
         let (mut s, mut m) = ticker(usize::MAX);

@@ -13,6 +13,12 @@
 //! * cancelling only forgets the deadline; the queued event pops and does nothing. A
 //!   cancelled timer never fires.
 //!
+//! Ties stay deterministic but follow from this: a timer pushed later is queued for its
+//! new instant when its earlier event pops, so among events at that instant it runs after
+//! those queued before that moment and before those queued after it (not in the order of
+//! the calls that armed it). `a_timer_pushed_later_joins_its_instant_when_its_old_event_pops`
+//! in `engine/mod.rs` pins the rule.
+//!
 //! [`Scheduler::arm`](super::Scheduler::arm) and
 //! [`Scheduler::timer_fires`](super::Scheduler::timer_fires) do the queueing.
 

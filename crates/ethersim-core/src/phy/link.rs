@@ -12,13 +12,15 @@
 //!   `t + (8 + L)·8 / rate + delay`.
 //!
 //! Frames on the cable wait in a ring per direction, in arrival order, and only the
-//! head's arrival is an event: a direction keeps one pending event however many frames
-//! it carries (htsim's pipe), so the event list does not grow with the
-//! bandwidth-delay product. Each transmission has a [`TxId`], so that a channel can abort
-//! it (an outage now, a collision on a shared bus later).
+//! head's arrival is an event (the direction's arrival [`Timer`]): a direction keeps one
+//! pending event however many frames it carries (htsim's pipe), so the event list does
+//! not grow with the bandwidth-delay product. Each transmission has a [`TxId`], so that a
+//! channel can abort it (an outage now, a collision on a shared bus later); an aborted
+//! frame leaves the cable at once, and the arrival event moves to the new head.
 
 use std::collections::VecDeque;
 
+use crate::engine::{Generation, Timer};
 use crate::ids::PortId;
 use crate::stats::TimeWeighted;
 use crate::time::{BitRate, Bytes, Duration, SimTime, PS_PER_SEC};
@@ -53,8 +55,7 @@ pub struct TxTiming {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct OnCable {
     arrival: SimTime,
-    /// `None` once aborted: the entry stays as a tombstone until its instant.
-    pkt: Option<PacketRef>,
+    pkt: PacketRef,
     tx: TxId,
 }
 
@@ -68,6 +69,8 @@ pub struct Direction {
     ps_per_byte: Option<u64>,
     delay: Duration,
     cable: VecDeque<OnCable>,
+    /// The arrival event of the head of the cable.
+    arrival: Timer,
     next_tx: u32,
     rate_level: TimeWeighted,
     rate_changes: u64,
@@ -80,9 +83,18 @@ pub struct Sent {
     pub timing: TxTiming,
     /// Its transmission id.
     pub tx: TxId,
-    /// Whether it is now the next arrival of this direction: if so the caller schedules an
-    /// arrival event at `timing.received` (otherwise one is pending for an earlier frame).
-    pub schedule_arrival: bool,
+    /// An arrival event the caller must queue: (instant, generation of the direction's
+    /// arrival timer). `None` when the event already queued will serve.
+    pub arrival_event: Option<(SimTime, Generation)>,
+}
+
+/// What the arrival event of a direction found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Arrived {
+    /// The frame that arrived.
+    pub pkt: PacketRef,
+    /// The next arrival event the caller must queue, if one is needed.
+    pub next_event: Option<(SimTime, Generation)>,
 }
 
 impl Direction {
@@ -95,6 +107,7 @@ impl Direction {
             ps_per_byte: exact_ps_per_byte(rate),
             delay,
             cable: VecDeque::with_capacity(16),
+            arrival: Timer::default(),
             next_tx: 0,
             rate_level,
             rate_changes: 0,
@@ -134,29 +147,52 @@ impl Direction {
         let timing = self.timing(now, frame_len);
         let tx = TxId(self.next_tx);
         self.next_tx = self.next_tx.wrapping_add(1);
+        // Frames leave one at a time at one rate and delay, so they arrive in order.
         debug_assert!(self.cable.back().is_none_or(|c| c.arrival <= timing.received));
-        let schedule_arrival = self.cable.is_empty();
-        self.cable.push_back(OnCable { arrival: timing.received, pkt: Some(pkt), tx });
-        Sent { timing, tx, schedule_arrival }
+        self.cable.push_back(OnCable { arrival: timing.received, pkt, tx });
+        let arrival_event = self.arm_head();
+        Sent { timing, tx, arrival_event }
     }
 
-    /// Aborts transmission `tx`: its frame will not arrive. Returns the frame, if it was
-    /// still on the cable.
-    pub fn abort(&mut self, tx: TxId) -> Option<PacketRef> {
-        // The transmission aborted is the latest one (a transmitter sends one frame at a time).
-        self.cable.iter_mut().rev().find(|c| c.tx == tx).and_then(|c| c.pkt.take())
+    /// Arms the arrival timer for the head of the cable (or cancels it, if empty).
+    fn arm_head(&mut self) -> Option<(SimTime, Generation)> {
+        if let Some(head) = self.cable.front() {
+            self.arrival.arm(head.arrival).map(|g| (head.arrival, g))
+        } else {
+            self.arrival.cancel();
+            None
+        }
     }
 
-    /// Takes the frame arriving at `now` (the head of the cable; `None` if it was aborted)
-    /// and says when the next arrival is, if any: the caller schedules it.
-    pub fn arrive(&mut self, now: SimTime) -> (Option<PacketRef>, Option<SimTime>) {
-        // Arrival events are scheduled only for the head, at its instant.
+    /// The arrival timer, for the caller to ask whether an arrival event is live.
+    pub fn arrival_timer(&mut self) -> &mut Timer {
+        &mut self.arrival
+    }
+
+    /// Aborts transmission `tx`: its frame leaves the cable and will not arrive. Returns
+    /// the frame, if it was still on the cable, and an arrival event to queue if the head
+    /// changed.
+    pub fn abort(&mut self, tx: TxId) -> (Option<PacketRef>, Option<(SimTime, Generation)>) {
+        // The transmission aborted is the latest one (a transmitter sends one frame at a
+        // time), so it is found from the back.
+        let Some(i) = self.cable.iter().rposition(|c| c.tx == tx) else {
+            return (None, None);
+        };
+        let gone = self.cable.remove(i).map(|c| c.pkt);
+        let event = if i == 0 { self.arm_head() } else { None };
+        (gone, event)
+    }
+
+    /// Takes the frame at the head of the cable, which arrives at `now` (the caller has
+    /// checked with the arrival timer that the event is live).
+    pub fn arrive(&mut self, now: SimTime) -> Arrived {
+        // The arrival timer fires only for the head, at its instant.
         let head = self.cable.pop_front().expect("an arrival event with an empty cable");
         debug_assert_eq!(head.arrival, now);
-        (head.pkt, self.cable.front().map(|c| c.arrival))
+        Arrived { pkt: head.pkt, next_event: self.arm_head() }
     }
 
-    /// Frames on the cable (aborted ones included until their instant).
+    /// Frames on the cable.
     pub fn on_cable(&self) -> usize {
         self.cable.len()
     }
@@ -275,20 +311,32 @@ mod tests {
         let mut d = Direction::new(BitRate::gbps(10), Duration::from_ms(1));
         let a = d.send(SimTime(0), PacketRef(0), Bytes(64));
         let b = d.send(a.timing.wire_free, PacketRef(1), Bytes(64));
-        assert!(a.schedule_arrival && !b.schedule_arrival);
+        let (at, g) = a.arrival_event.expect("the first frame's arrival is an event");
+        assert_eq!((at, b.arrival_event), (a.timing.received, None));
         assert_eq!(d.on_cable(), 2);
-        let (first, next) = d.arrive(a.timing.received);
-        assert_eq!((first, next), (Some(PacketRef(0)), Some(b.timing.received)));
-        assert_eq!(d.arrive(b.timing.received), (Some(PacketRef(1)), None));
+        assert_eq!(d.arrival_timer().expire(at, g), crate::engine::Expiry::Fire);
+        let first = d.arrive(a.timing.received);
+        assert_eq!(first.pkt, PacketRef(0));
+        let (at, g) = first.next_event.expect("the second frame's arrival becomes the event");
+        assert_eq!(at, b.timing.received);
+        assert_eq!(d.arrival_timer().expire(at, g), crate::engine::Expiry::Fire);
+        assert_eq!(d.arrive(b.timing.received), Arrived { pkt: PacketRef(1), next_event: None });
     }
 
     #[test]
-    fn an_aborted_frame_never_arrives() {
+    fn an_aborted_frame_leaves_the_cable_and_a_shorter_one_after_it_arrives_first() {
         let mut d = Direction::new(BitRate::gbps(1), Duration::ZERO);
-        let s = d.send(SimTime(0), PacketRef(7), Bytes(1518));
-        assert_eq!(d.abort(s.tx), Some(PacketRef(7)));
-        assert_eq!(d.abort(s.tx), None, "aborted once");
-        assert_eq!(d.arrive(s.timing.received), (None, None));
+        let big = d.send(SimTime(0), PacketRef(7), Bytes(1518));
+        let (old_at, old_g) = big.arrival_event.unwrap();
+        assert_eq!(d.abort(big.tx), (Some(PacketRef(7)), None));
+        assert_eq!(d.abort(big.tx), (None, None), "aborted once");
+        // A short frame sent after the abort arrives before the aborted one would have.
+        let small = d.send(SimTime(2_000_000), PacketRef(8), Bytes(64));
+        let (at, g) = small.arrival_event.expect("an earlier arrival needs its own event");
+        assert!(at < old_at);
+        assert_eq!(d.arrival_timer().expire(at, g), crate::engine::Expiry::Fire);
+        assert_eq!(d.arrive(at).pkt, PacketRef(8));
+        assert_eq!(d.arrival_timer().expire(old_at, old_g), crate::engine::Expiry::Stale);
     }
 
     #[test]

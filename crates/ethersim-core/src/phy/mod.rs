@@ -8,5 +8,5 @@ pub mod link;
 pub mod outage;
 
 pub use gate::{Closer, FrameClass, GateState, TxGate};
-pub use link::{Channel, Direction, Link, Sent, TxId, TxTiming};
+pub use link::{Arrived, Channel, Direction, Link, Sent, TxId, TxTiming};
 pub use outage::{Outage, OutageSchedule};

@@ -51,16 +51,15 @@ impl OutageSchedule {
         self.outages[..self.next].last().is_some_and(|o| o.start <= now && now < o.end)
     }
 
-    /// Outages begun by `end`.
-    pub fn begun_by(&self, end: SimTime) -> u64 {
-        self.outages.iter().filter(|o| o.start <= end).count() as u64
+    /// Outages begun so far.
+    pub fn begun(&self) -> u64 {
+        self.next as u64
     }
 
-    /// Time spent dark within `[0, end]`, in closed form.
+    /// Time spent dark within `[0, end]` by the outages begun so far, in closed form.
     pub fn dark_time(&self, end: SimTime) -> Duration {
-        self.outages
+        self.outages[..self.next]
             .iter()
-            .filter(|o| o.start < end)
             .fold(Duration::ZERO, |acc, o| acc + o.end.min(end).saturating_since(o.start))
     }
 
@@ -92,11 +91,14 @@ mod tests {
     }
 
     #[test]
-    fn dark_time_is_clipped_to_the_end_of_the_run() {
-        let s = sched();
+    fn dark_time_counts_begun_outages_clipped_to_the_end_of_the_run() {
+        let mut s = sched();
+        assert_eq!((s.begun(), s.dark_time(SimTime(100))), (0, Duration(0)));
+        s.begin(SimTime(10));
+        assert_eq!(s.dark_time(SimTime(15)), Duration(5));
+        s.begin(SimTime(50));
         assert_eq!(s.dark_time(SimTime(100)), Duration(10 + 30));
         assert_eq!(s.dark_time(SimTime(60)), Duration(10 + 10));
-        assert_eq!(s.dark_time(SimTime(10)), Duration(0));
-        assert_eq!(s.begun_by(SimTime(50)), 2);
+        assert_eq!(s.begun(), 2);
     }
 }

@@ -49,6 +49,8 @@ pub enum Event {
         link: LinkId,
         /// The direction: transmitted by `ends[dir]`.
         dir: u8,
+        /// The arrival-timer event this is (stale if the head changed).
+        generation: Generation,
     },
     /// A link's next scheduled outage begins (`handlers/link.rs`).
     OutageStart {

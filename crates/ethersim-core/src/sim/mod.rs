@@ -17,7 +17,7 @@ pub use flows::Flow;
 pub use network::{Network, Node};
 pub use pool::PacketPool;
 pub use results::{FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult};
-pub use trace::{DropReason, PortSeries, Subscriber, Trace, TraceLog, TraceRecord};
+pub use trace::{DropReason, PortSeries, Series, Subscriber, Trace, TraceLog, TraceRecord};
 
 use crate::engine::{RunLimits, Scheduler, StopReason};
 use crate::time::SimTime;

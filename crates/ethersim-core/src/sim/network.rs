@@ -159,7 +159,9 @@ impl Model for Network {
             Event::HostRxProcessed { node } => self.on_host_rx_processed(sched, node),
             Event::TxDone { port, tx } => self.on_tx_done(sched, port, tx),
             Event::GateWake { port, generation } => self.on_gate_wake(sched, port, generation),
-            Event::Arrival { link, dir } => self.on_arrival(sched, link, usize::from(dir)),
+            Event::Arrival { link, dir, generation } => {
+                self.on_arrival(sched, link, usize::from(dir), generation);
+            }
             Event::OutageStart { link } => self.on_outage_start(sched, link),
         }
     }

@@ -266,7 +266,7 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
         let Subscriber::Series(series) = s else { continue };
         let series = series.settled(end);
         let port = net.port_name(series.port);
-        for (quantity, points) in [
+        for (quantity, s) in [
             ("queue_bytes", &series.queue_bytes),
             ("queue_frames", &series.queue_frames),
             ("gate_open", &series.gate_open),
@@ -274,9 +274,9 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
             out.push(SeriesResult {
                 port: port.clone(),
                 quantity,
-                t_ps: points.iter().map(|p| p.0.as_ps()).collect(),
-                value: points.iter().map(|p| p.1).collect(),
-                dropped_points: series.dropped_points,
+                t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
+                value: s.points.iter().map(|p| p.1).collect(),
+                dropped_points: s.dropped_points,
             });
         }
     }
@@ -299,7 +299,7 @@ pub fn summarize(
         .iter()
         .map(|l| LinkResult {
             between: l.ends.map(|p: PortId| net.names[net.ports[p.index()].node.index()].clone()),
-            outages: l.outages.begun_by(end),
+            outages: l.outages.begun(),
             dark_s: l.outages.dark_time(end).as_secs_f64(),
         })
         .collect();

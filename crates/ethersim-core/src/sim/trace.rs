@@ -131,22 +131,46 @@ pub struct TraceLog {
     pub records: Vec<(SimTime, TraceRecord)>,
 }
 
+/// One quantity over time, as change points: the level from each instant on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Series {
+    /// (instant, level) at each change, the first at 0.
+    pub points: Vec<(SimTime, u64)>,
+    /// Changes not kept because the point limit was reached.
+    pub dropped_points: u64,
+}
+
+impl Series {
+    fn starting_at(level: u64) -> Self {
+        Series { points: vec![(SimTime::ZERO, level)], dropped_points: 0 }
+    }
+
+    fn push(&mut self, max: usize, at: SimTime, v: u64) {
+        let full = self.points.len() >= max;
+        match self.points.last_mut() {
+            Some(last) if last.1 == v => {}
+            Some(last) if last.0 == at => last.1 = v,
+            _ if full => self.dropped_points += 1,
+            _ => self.points.push((at, v)),
+        }
+    }
+}
+
 /// Time series of one port: buffer occupancy (bytes and frames) and whether its gate is
-/// open for data, as change points.
+/// open for data, as change points. Subscribe before the run starts: a series follows
+/// the port from the records it sees.
 #[derive(Clone, Debug)]
 pub struct PortSeries {
     /// The port.
     pub port: PortId,
     /// Most change points kept per quantity; later ones are counted, not kept.
     pub max_points: usize,
-    /// Buffer bytes: (instant, level) at each change.
-    pub queue_bytes: Vec<(SimTime, u64)>,
-    /// Buffer frames: (instant, level) at each change.
-    pub queue_frames: Vec<(SimTime, u64)>,
-    /// Gate open for data (1) or closed (0): (instant, level) at each change.
-    pub gate_open: Vec<(SimTime, u64)>,
-    /// Change points not kept because `max_points` was reached.
-    pub dropped_points: u64,
+    /// Buffer bytes.
+    pub queue_bytes: Series,
+    /// Buffer frames.
+    pub queue_frames: Series,
+    /// Gate open for data (1) or closed (0).
+    pub gate_open: Series,
     held: (u64, u64),
     leaving: Option<(SimTime, u64)>,
     closed_until: [SimTime; 4],
@@ -159,10 +183,9 @@ impl PortSeries {
         PortSeries {
             port,
             max_points,
-            queue_bytes: vec![(SimTime::ZERO, 0)],
-            queue_frames: vec![(SimTime::ZERO, 0)],
-            gate_open: vec![(SimTime::ZERO, 1)],
-            dropped_points: 0,
+            queue_bytes: Series::starting_at(0),
+            queue_frames: Series::starting_at(0),
+            gate_open: Series::starting_at(1),
             held: (0, 0),
             leaving: None,
             closed_until: [SimTime::ZERO; 4],
@@ -170,24 +193,20 @@ impl PortSeries {
         }
     }
 
-    fn push(points: &mut Vec<(SimTime, u64)>, max: usize, dropped: &mut u64, at: SimTime, v: u64) {
-        let full = points.len() >= max;
-        match points.last_mut() {
-            Some(last) if last.1 == v => {}
-            Some(last) if last.0 == at => last.1 = v,
-            _ if full => *dropped += 1,
-            _ => points.push((at, v)),
-        }
-    }
-
     fn set_queue(&mut self, at: SimTime, bytes: u64, frames: u64) {
         self.held = (bytes, frames);
-        Self::push(&mut self.queue_bytes, self.max_points, &mut self.dropped_points, at, bytes);
-        Self::push(&mut self.queue_frames, self.max_points, &mut self.dropped_points, at, frames);
+        self.queue_bytes.push(self.max_points, at, bytes);
+        self.queue_frames.push(self.max_points, at, frames);
+    }
+
+    /// The level after a frame of `len` bytes left (never below zero, even for a series
+    /// that joined after the frame was queued).
+    fn set_queue_without(&mut self, at: SimTime, len: u64) {
+        self.set_queue(at, self.held.0.saturating_sub(len), self.held.1.saturating_sub(1));
     }
 
     fn set_gate(&mut self, at: SimTime, open: bool) {
-        Self::push(&mut self.gate_open, self.max_points, &mut self.dropped_points, at, u64::from(open));
+        self.gate_open.push(self.max_points, at, u64::from(open));
     }
 
     /// This series as it stands at `end`, with the changes that took effect by then applied.
@@ -202,7 +221,7 @@ impl PortSeries {
     fn settle(&mut self, now: SimTime) {
         if let Some((at, len)) = self.leaving.filter(|&(at, _)| at <= now) {
             self.leaving = None;
-            self.set_queue(at, self.held.0 - len, self.held.1 - 1);
+            self.set_queue_without(at, len);
         }
         if let Some(at) = self.gate_reopens.filter(|&at| at <= now) {
             self.gate_reopens = None;
@@ -223,7 +242,7 @@ impl PortSeries {
             }
             TraceRecord::TxCutOff { port, class: FrameClass::Data, .. } if port == self.port => {
                 if let Some((_, len)) = self.leaving.take() {
-                    self.set_queue(now, self.held.0 - len, self.held.1 - 1);
+                    self.set_queue_without(now, len);
                 }
             }
             TraceRecord::Gate { port, closer, until } if port == self.port => {
@@ -291,5 +310,49 @@ impl Trace {
     /// The subscribers.
     pub fn subscribers(&self) -> &[Subscriber] {
         &self.subscribers
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_quantity_keeps_its_own_point_limit() {
+        let mut s = PortSeries::new(PortId(0), 3);
+        for k in 1..=5u64 {
+            let rec = TraceRecord::Enqueued { port: PortId(0), held_bytes: 100 * k, held_frames: k as u32 };
+            s.on_record(SimTime(k), &rec);
+        }
+        assert_eq!(s.queue_bytes.points.len(), 3);
+        assert_eq!(s.queue_bytes.dropped_points, 3);
+        assert_eq!((s.gate_open.points.len(), s.gate_open.dropped_points), (1, 0));
+    }
+
+    #[test]
+    fn a_series_joining_mid_run_never_goes_below_zero() {
+        let mut s = PortSeries::new(PortId(0), 100);
+        let start = TraceRecord::TxStarted {
+            port: PortId(0),
+            tx: TxId(0),
+            class: FrameClass::Data,
+            frame_len: 1518,
+            last_bit: SimTime(10),
+            wire_free: SimTime(11),
+        };
+        s.on_record(SimTime(0), &start);
+        let settled = s.settled(SimTime(20));
+        assert_eq!(settled.queue_bytes.points, vec![(SimTime::ZERO, 0)]);
+    }
+
+    #[test]
+    fn the_gate_series_follows_every_closer_and_reopens_by_itself() {
+        let mut s = PortSeries::new(PortId(0), 100);
+        let gate = |closer, until| TraceRecord::Gate { port: PortId(0), closer, until };
+        s.on_record(SimTime(10), &gate(Closer::Link, SimTime(50)));
+        s.on_record(SimTime(20), &gate(Closer::Pause, SimTime(80)));
+        s.on_record(SimTime(30), &gate(Closer::Pause, SimTime(30))); // opened early
+        let settled = s.settled(SimTime(100));
+        assert_eq!(settled.gate_open.points, vec![(SimTime(0), 1), (SimTime(10), 0), (SimTime(50), 1)]);
     }
 }

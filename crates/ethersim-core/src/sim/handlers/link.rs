@@ -1,6 +1,6 @@
 //! Links: frames arriving at the far end of a direction, and scheduled outages.
 
-use crate::engine::Scheduler;
+use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
 use crate::phy::{Closer, FrameClass};
 use crate::sim::event::Event;
@@ -9,17 +9,26 @@ use crate::sim::trace::{DropReason, TraceRecord};
 use crate::wire::{PacketKind, PacketRef};
 
 impl Network {
-    pub(in crate::sim) fn on_arrival(&mut self, sched: &mut Scheduler<Event>, link: LinkId, dir: usize) {
+    pub(in crate::sim) fn on_arrival(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        link: LinkId,
+        dir: usize,
+        generation: Generation,
+    ) {
         let now = sched.now();
         let l = &mut self.links[link.index()];
-        let (pkt, next) = l.dirs[dir].arrive(now);
+        let d = dir as u8;
+        let event = |generation| Event::Arrival { link, dir: d, generation };
+        if !sched.timer_fires(l.dirs[dir].arrival_timer(), generation, event) {
+            return; // the frame it was for left the cable (aborted)
+        }
+        let arrived = l.dirs[dir].arrive(now);
         let receiver = l.ends[1 - dir];
-        if let Some(t) = next {
-            sched.schedule_at(t, Event::Arrival { link, dir: dir as u8 });
+        if let Some((at, generation)) = arrived.next_event {
+            sched.schedule_at(at, event(generation));
         }
-        if let Some(r) = pkt {
-            self.receive(sched, receiver, r);
-        }
+        self.receive(sched, receiver, arrived.pkt);
     }
 
     /// `port` received the packet `r` whole: a switch forwards it, a host takes it in.
@@ -54,26 +63,27 @@ impl Network {
         let ends = l.ends;
         self.trace.emit(now, || TraceRecord::LinkDark { link, until: outage.end });
         for (end, port) in ends.into_iter().enumerate() {
-            self.close_gate(sched, port, Closer::Link, outage.end);
             let p = &mut self.ports[port.index()];
-            if let Some(cut) = p.cut_off(now) {
-                let node = p.node;
-                let frame_len = self.links[link.index()].dirs[end].abort(cut.tx).map_or(0, |r| {
-                    let len = self.packets.get(r).frame_len;
-                    self.lose(now, r, Some(port), node, DropReason::CutOff);
-                    len
-                });
-                self.trace.emit(now, || TraceRecord::TxCutOff {
-                    port,
-                    tx: cut.tx,
-                    class: cut.class,
-                    frame_len,
-                });
-                if cut.class == FrameClass::Data {
-                    self.release_host_buffer(sched, node);
-                }
+            let cut = p.cut_off(now);
+            let node = p.node;
+            self.close_gate(sched, port, Closer::Link, outage.end);
+            let Some(cut) = cut else { continue };
+            let (pkt, event) = self.links[link.index()].dirs[end].abort(cut.tx);
+            if let Some((at, generation)) = event {
+                sched.schedule_at(at, Event::Arrival { link, dir: end as u8, generation });
             }
-            self.try_start(sched, port);
+            let frame_len = pkt.map_or(0, |r| {
+                let len = self.packets.get(r).frame_len;
+                self.lose(now, r, Some(port), node, DropReason::CutOff);
+                len
+            });
+            self.trace.emit(now, || TraceRecord::TxCutOff { port, tx: cut.tx, class: cut.class, frame_len });
+            // The wire is free: the policy learns the queue is empty if it is, and the
+            // gate's wake-up for the end of the outage is armed if frames wait.
+            self.after_tx_end(sched, port);
+            if cut.class == FrameClass::Data {
+                self.release_host_buffer(sched, node);
+            }
         }
     }
 }

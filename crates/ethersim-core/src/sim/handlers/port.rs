@@ -54,6 +54,12 @@ impl Network {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
         p.settle(now);
+        if self.links[p.link.index()].outages.next_start() == Some(now) {
+            // The link goes dark at this very instant (its outage event, queued for now,
+            // has not run yet): dark over [start, end), so nothing starts; the outage
+            // event closes the gate and arms the wake-up for its end.
+            return;
+        }
         if p.is_busy() {
             // A frame now waits behind a transmission whose end was not an event: make it one.
             if !p.nothing_waits() {
@@ -78,8 +84,8 @@ impl Network {
                         sched.schedule_at(at, Event::TxDone { port, tx });
                     }
                 }
-                if sent.schedule_arrival {
-                    sched.schedule_at(sent.timing.received, Event::Arrival { link, dir: end as u8 });
+                if let Some((at, generation)) = sent.arrival_event {
+                    sched.schedule_at(at, Event::Arrival { link, dir: end as u8, generation });
                 }
                 self.trace.emit(now, || TraceRecord::TxStarted {
                     port,
@@ -108,13 +114,19 @@ impl Network {
         };
         let node = p.node;
         self.trace.emit(now, || TraceRecord::TxEnded { port, tx });
+        self.after_tx_end(sched, port);
+        if class == FrameClass::Data {
+            self.release_host_buffer(sched, node);
+        }
+    }
+
+    /// A transmission of `port` ended (finished or cut off): the next frame starts if it
+    /// can; if nothing waits, the port's policy learns that the queue is empty.
+    pub(in crate::sim) fn after_tx_end(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         self.try_start(sched, port);
         let p = &self.ports[port.index()];
         if !p.is_busy() && p.nothing_waits() {
             self.policy_hook(sched, port, QueueMoment::Empty);
-        }
-        if class == FrameClass::Data {
-            self.release_host_buffer(sched, node);
         }
     }
 
