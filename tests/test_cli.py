@@ -162,7 +162,8 @@ try:
     main()
 except SystemExit:
     pass
-heavy = sorted(m for m in ("pandas", "pyarrow", "numpy", "pydantic", "rich.table") if m in sys.modules)
+heavy = ("pandas", "pyarrow", "numpy", "pydantic", "rich.table")
+heavy = sorted(m for m in heavy if m in sys.modules)
 print("HEAVY", *heavy)
 """
 
