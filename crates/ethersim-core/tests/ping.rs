@@ -1,6 +1,8 @@
 //! Ping against closed forms: on an idle path the round-trip time is the sum of each
 //! hop's serialization and propagation, both ways, and both hosts' processing times.
 
+#![allow(clippy::format_push_string)] // test scenarios are assembled as text
+
 mod common;
 
 use common::simulation;
@@ -107,4 +109,40 @@ fn pings_closer_than_the_rtt_are_answered_independently() {
     assert!(want > Duration::from_us(20), "the pings must overlap: RTT {want}");
     assert_eq!(client.replies(), 50);
     assert_eq!((client.rtt().min(), client.rtt().max()), (Some(want), Some(want)));
+}
+
+/// Three hosts ping one: the one echo responder of that host serves every flow, each
+/// reply on its request's flow, through the host's single transmit buffer.
+#[test]
+fn one_responder_answers_many_peers_each_on_its_own_flow() {
+    let mut text = String::from(
+        "[[hosts]]\nname = \"b\"\ntx_buffers = 1\ntx_processing = \"5 us\"\n[[switches]]\nname = \"s\"\n\
+         [[links]]\nbetween = [\"b\", \"s\"]\nrate = \"1 Gb/s\"\n",
+    );
+    for (h, count) in [("a", 7), ("c", 5), ("d", 9)] {
+        text.push_str(&format!(
+            "[[hosts]]\nname = \"{h}\"\n[[links]]\nbetween = [\"{h}\", \"s\"]\nrate = \"1 Gb/s\"\n\
+             [[apps]]\nkind = \"ping\"\nname = \"{h}\"\nfrom = \"{h}\"\nto = \"b\"\ninterval = \"10 us\"\ncount = {count}\n"
+        ));
+    }
+    let mut sim = simulation(&text);
+    sim.run();
+    let net = sim.network();
+    assert_eq!(net.endpoints.len(), 3 + 1, "three pingers and one responder");
+    assert!(net.flows.iter().all(|f| f.ends[1] == net.flows[0].ends[1]));
+    for (flow, count) in net.flows.iter().zip([7, 5, 9]) {
+        assert_eq!(flow.forward().packets_received, count, "{}", flow.name);
+        assert_eq!(
+            (flow.reverse().packets_sent, flow.reverse().packets_received),
+            (count, count),
+            "{}",
+            flow.name
+        );
+        assert!(flow.completed_at.is_some());
+    }
+    // Requests come three at a time and b sends one reply per 5 us: replies wait, so some
+    // RTTs exceed the idle path's while the first of each burst does not wait.
+    let s = sim.summary("x", 1);
+    let rtt = |f: &ethersim_core::sim::FlowResult, k: &str| f.app["rtt"][k].as_f64().unwrap();
+    assert!(s.flows.iter().any(|f| rtt(f, "max_s") > rtt(f, "min_s")));
 }

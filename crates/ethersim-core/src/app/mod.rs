@@ -2,7 +2,9 @@
 //!
 //! An application in a scenario opens one flow between two endpoints, one on each host:
 //! the source end (a file sender, a packet source, a pinger) and the sink end (a UDP
-//! receiver, an echo responder). An endpoint is a small state machine with time passed
+//! receiver, an echo responder). An endpoint may be an end of many flows and talk to
+//! many peers: a host's echo responder answers every ping flow to that host, each reply
+//! on its request's flow (an MPI rank will do the same). An endpoint is a small state machine with time passed
 //! in: the network polls it ([`Endpoint::poll`]: send now, sleep until an instant, wait
 //! for a transmit buffer, wait for packets, or finished) and hands it every packet that
 //! arrives for it ([`Endpoint::on_packet`]). A sink that answers (an echo responder, a
@@ -50,6 +52,8 @@ pub enum Next {
 /// frame length) and hands it to the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Outgoing {
+    /// The flow it belongs to; `None` for the endpoint's own flow ([`Endpoint::flow`]).
+    pub flow: Option<FlowId>,
     /// The end of the flow it goes to.
     pub to: Role,
     /// What it is for.
@@ -84,8 +88,10 @@ pub enum EndpointKind {
 pub struct Endpoint {
     /// The host it lives on.
     pub host: NodeId,
-    /// The flow it is an end of.
+    /// The flow it was made for (packets it sends belong to it unless they say otherwise).
     pub flow: FlowId,
+    /// The flows it is the source end of: they complete only once it has finished.
+    pub source_of: Vec<FlowId>,
     /// Which end.
     pub role: Role,
     /// When it starts.
@@ -111,9 +117,11 @@ impl Endpoint {
         kind: EndpointKind,
         rng: Stream,
     ) -> Self {
+        let source_of = if role == Role::Source { vec![flow] } else { Vec::new() };
         Endpoint {
             host,
             flow,
+            source_of,
             role,
             start,
             kind,
@@ -165,11 +173,11 @@ impl Endpoint {
         }
     }
 
-    /// Whether it holds work it has not yet handed to its host (an echo reply waiting
-    /// for a buffer): its flow is not complete while it does.
-    pub fn has_pending(&self) -> bool {
+    /// Whether it holds work for `flow` it has not yet handed to its host (an echo reply
+    /// waiting for a buffer): the flow is not complete while it does.
+    pub fn has_pending(&self, flow: FlowId) -> bool {
         match &self.kind {
-            EndpointKind::PingResponder(r) => r.has_pending(),
+            EndpointKind::PingResponder(r) => r.has_pending(flow),
             _ => false,
         }
     }
@@ -198,8 +206,11 @@ impl Endpoint {
     pub fn report(&self, out: &mut Map<String, Value>) {
         match &self.kind {
             EndpointKind::PingClient(p) => p.report(out),
-            EndpointKind::PingResponder(r) => r.report(out),
-            EndpointKind::UdpSink(_) | EndpointKind::UdpFile(_) | EndpointKind::Source(_) => {}
+            // A responder may serve many flows; each flow counts its own replies.
+            EndpointKind::PingResponder(_)
+            | EndpointKind::UdpSink(_)
+            | EndpointKind::UdpFile(_)
+            | EndpointKind::Source(_) => {}
         }
     }
 }

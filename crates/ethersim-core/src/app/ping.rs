@@ -3,9 +3,11 @@
 //!
 //! The client sends a request every `interval` from its start, like `ping -i`, whether
 //! or not earlier requests were answered; a request due while its host has no free
-//! transmit buffer is not sent and is counted as a sender drop. The responder answers
-//! each request with a reply of the same size through its own host's transmit path (its
-//! buffers and processing time); a reply that finds no buffer waits for one. A reply
+//! transmit buffer is not sent and is counted as a sender drop. The responder (one per
+//! host, as a kernel's, answering every ping flow to it) answers each request with a
+//! reply of the same size on the request's flow, through its own host's transmit path
+//! (its buffers and processing time); a reply that finds no buffer waits for one, in the
+//! order the requests came. A reply
 //! carries its request's send instant, so the round-trip time is measured from the
 //! moment the client handed the request to its host to the moment its host delivered the
 //! reply, as an application sees it.
@@ -15,6 +17,7 @@ use std::collections::VecDeque;
 use serde_json::{Map, Value};
 
 use crate::engine::rng::Stream;
+use crate::ids::FlowId;
 use crate::stats::DelayStats;
 use crate::time::SimTime;
 use crate::wire::{Packet, PacketKind, Protocol, Role};
@@ -43,6 +46,7 @@ impl PingClient {
     pub(super) fn take(&mut self, rng: &mut Stream) -> Outgoing {
         let seq = self.clock.advance(rng);
         Outgoing {
+            flow: None,
             to: Role::Sink,
             kind: PacketKind::Data,
             protocol: Protocol::IcmpEcho,
@@ -87,6 +91,7 @@ impl PingClient {
 /// A request waiting to be answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct PendingReply {
+    flow: FlowId,
     seq: u64,
     payload: u32,
     echo: SimTime,
@@ -96,13 +101,17 @@ struct PendingReply {
 #[derive(Clone, Debug, Default)]
 pub struct PingResponder {
     pending: VecDeque<PendingReply>,
-    answered: u64,
 }
 
 impl PingResponder {
     pub(super) fn on_packet(&mut self, pkt: &Packet) {
         if pkt.protocol == Protocol::IcmpEcho {
-            self.pending.push_back(PendingReply { seq: pkt.seq, payload: pkt.payload, echo: pkt.created });
+            self.pending.push_back(PendingReply {
+                flow: pkt.flow,
+                seq: pkt.seq,
+                payload: pkt.payload,
+                echo: pkt.created,
+            });
         }
     }
 
@@ -117,8 +126,8 @@ impl PingResponder {
     pub(super) fn take(&mut self) -> Outgoing {
         // poll answered Send only with a reply pending.
         let r = self.pending.pop_front().expect("a pending reply");
-        self.answered += 1;
         Outgoing {
+            flow: Some(r.flow),
             to: Role::Source,
             kind: PacketKind::Data,
             protocol: Protocol::IcmpEcho,
@@ -128,12 +137,8 @@ impl PingResponder {
         }
     }
 
-    pub(super) fn has_pending(&self) -> bool {
-        !self.pending.is_empty()
-    }
-
-    pub(super) fn report(&self, out: &mut Map<String, Value>) {
-        out.insert("ping_answered".into(), self.answered.into());
+    pub(super) fn has_pending(&self, flow: FlowId) -> bool {
+        self.pending.iter().any(|r| r.flow == flow)
     }
 }
 
@@ -189,8 +194,10 @@ mod tests {
         assert_eq!(r.poll(false), Next::WaitForBuffer);
         assert_eq!(r.poll(true), Next::Send);
         let first = r.take();
-        assert_eq!((first.seq, first.echo, first.to), (3, SimTime(10), Role::Source));
+        assert_eq!((first.flow, first.seq, first.echo), (Some(FlowId(0)), 3, SimTime(10)));
+        assert_eq!(first.to, Role::Source);
+        assert!(r.has_pending(FlowId(0)) && !r.has_pending(FlowId(1)));
         assert_eq!(r.take().seq, 4);
-        assert!(!r.has_pending());
+        assert!(!r.has_pending(FlowId(0)));
     }
 }

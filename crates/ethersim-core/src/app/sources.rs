@@ -103,6 +103,7 @@ impl PacketSource {
     pub(super) fn take(&mut self, rng: &mut Stream) -> Outgoing {
         let seq = self.advance(rng);
         Outgoing {
+            flow: None,
             to: Role::Sink,
             kind: PacketKind::Data,
             protocol: Protocol::Udp,

@@ -63,6 +63,7 @@ impl UdpFileTransfer {
         let seq = self.next_seq;
         self.next_seq += 1;
         Outgoing {
+            flow: None,
             to: Role::Sink,
             kind: PacketKind::Data,
             protocol: Protocol::Udp,

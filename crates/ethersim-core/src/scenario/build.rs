@@ -190,11 +190,13 @@ fn host_config(spec: &HostSpec, h: usize) -> Result<HostConfig> {
 }
 
 /// The endpoints and flows of the applications: application `i` opens flow `i` between
-/// endpoint `2i` (its source end) and `2i + 1` (its sink end).
+/// its source end and its sink end. Every ping flow to a host is answered by that host's
+/// one echo responder (an endpoint with many peers), as a kernel answers them all.
 fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
     let mut endpoints = Vec::with_capacity(2 * s.apps.len());
     let mut flows: Vec<Flow> = Vec::with_capacity(s.apps.len());
     let mut seen = std::collections::HashSet::with_capacity(s.apps.len());
+    let mut responders: std::collections::HashMap<NodeId, EndpointId> = std::collections::HashMap::new();
     for (i, spec) in s.apps.iter().enumerate() {
         let path = format!("apps[{i}]");
         let name = spec.name().map_or_else(|| path.clone(), str::to_owned);
@@ -223,26 +225,35 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
         let path_mtu = route.iter().map(|&l| s.links[l].mtu.0.get()).min().unwrap_or(ethernet::STANDARD_MTU);
         let payload = check_payload(spec, &path, path_mtu)?;
         let (source, sink) = match spec {
-            AppSpec::UdpFile(f) => (file_transfer(f, &path, payload)?, EndpointKind::UdpSink(UdpSink)),
+            AppSpec::UdpFile(f) => (file_transfer(f, &path, payload)?, Some(EndpointKind::UdpSink(UdpSink))),
             AppSpec::ConstantRate(src_spec) => {
-                (source(src_spec, &path, s, false, payload)?, EndpointKind::UdpSink(UdpSink))
+                (source(src_spec, &path, s, false, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
             }
             AppSpec::Poisson(src_spec) => {
-                (source(src_spec, &path, s, true, payload)?, EndpointKind::UdpSink(UdpSink))
+                (source(src_spec, &path, s, true, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
             }
-            AppSpec::Ping(p) => {
-                (ping(p, &path, s, payload)?, EndpointKind::PingResponder(PingResponder::default()))
-            }
+            // Answered by the destination host's one responder.
+            AppSpec::Ping(p) => (ping(p, &path, s, payload)?, None),
         };
+        let flow = FlowId(i as u32);
+        let start = SimTime::ZERO + spec.start();
         // Each endpoint draws from its own stream, named after the application: a named
         // application keeps its random numbers when others are added or reordered.
         let stream = |end: &str| rng::stream(s.seed, &format!("app:{name}.{end}"));
-        let flow = FlowId(i as u32);
-        let start = SimTime::ZERO + spec.start();
-        let ends = [EndpointId(2 * i as u32), EndpointId(2 * i as u32 + 1)];
+        let source_end = EndpointId(endpoints.len() as u32);
         endpoints.push(Endpoint::new(src, flow, End::Source, start, source, stream("arrivals")));
-        endpoints.push(Endpoint::new(dst, flow, End::Sink, SimTime::ZERO, sink, stream("sink")));
-        flows.push(Flow::new(name, ends, [src, dst], start));
+        let sink_end = if let Some(kind) = sink {
+            endpoints.push(Endpoint::new(dst, flow, End::Sink, SimTime::ZERO, kind, stream("sink")));
+            EndpointId(endpoints.len() as u32 - 1)
+        } else {
+            *responders.entry(dst).or_insert_with(|| {
+                let kind = EndpointKind::PingResponder(PingResponder::default());
+                let stream = rng::stream(s.seed, &format!("host:{}.echo", spec.to()));
+                endpoints.push(Endpoint::new(dst, flow, End::Sink, SimTime::ZERO, kind, stream));
+                EndpointId(endpoints.len() as u32 - 1)
+            })
+        };
+        flows.push(Flow::new(name, [source_end, sink_end], [src, dst], start));
     }
     Ok((endpoints, flows))
 }

@@ -140,7 +140,7 @@ impl Network {
         }
         let [src, dst] = f.ends;
         let (s, d) = (&self.endpoints[src.index()], &self.endpoints[dst.index()]);
-        if s.finished && !s.has_pending() && !d.has_pending() {
+        if s.finished && !s.has_pending(flow) && !d.has_pending(flow) {
             self.flows[flow.index()].completed_at = Some(now);
             self.active_flows -= 1;
         }

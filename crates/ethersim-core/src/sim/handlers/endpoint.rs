@@ -31,7 +31,7 @@ impl Network {
             match e.poll(now, buffer_free) {
                 Next::Send => {
                     let out = e.take(now);
-                    let flow_id = e.flow;
+                    let flow_id = out.flow.unwrap_or(e.flow);
                     let flow = &mut self.flows[flow_id.index()];
                     let pkt = Packet {
                         kind: out.kind,
@@ -67,8 +67,10 @@ impl Network {
                 Next::Finished => {
                     if !e.finished {
                         e.finished = true;
-                        let flow = e.flow;
-                        self.check_complete(now, flow);
+                        for k in 0..e.source_of.len() {
+                            let flow = self.endpoints[endpoint.index()].source_of[k];
+                            self.check_complete(now, flow);
+                        }
                     }
                     return;
                 }
