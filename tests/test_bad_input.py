@@ -11,6 +11,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 GOOD = (ROOT / "examples" / "udp-file.toml").read_text()
+
+
+def with_outages(outages: str) -> str:
+    """The good scenario with ``outages = [...]`` on the switch-client link."""
+    link = 'between = ["switch", "client"]'
+    return GOOD.replace(link, f"{link}\noutages = [{outages}]")
+
+
 PING = '[[apps]]\nkind = "ping"\nfrom = "server"\nto = "client"\n{}\n'
 
 
@@ -247,10 +255,8 @@ CASES = [
     ),
     (
         "overlapping outages",
-        GOOD.replace(
-            'between = ["switch", "client"]',
-            'between = ["switch", "client"]\noutages = [{ start = "1 s", duration = "1 s" },'
-            ' { start = "1500 ms", duration = "1 s" }]',
+        with_outages(
+            '{ start = "1 s", duration = "1 s" }, { start = "1500 ms", duration = "1 s" }'
         ),
         [],
         [
@@ -261,19 +267,13 @@ CASES = [
     ),
     (
         "zero-length outage",
-        GOOD.replace(
-            'between = ["switch", "client"]',
-            'between = ["switch", "client"]\noutages = [{ start = "1 s", duration = "0 s" }]',
-        ),
+        with_outages('{ start = "1 s", duration = "0 s" }'),
         [],
         ["links[1].outages[0].duration", "greater than 0 s"],
     ),
     (
         "misspelt outage key",
-        GOOD.replace(
-            'between = ["switch", "client"]',
-            'between = ["switch", "client"]\noutages = [{ start = "1 s", lenght = "1 s" }]',
-        ),
+        with_outages('{ start = "1 s", lenght = "1 s" }'),
         [],
         ["links[1].outages[0]", "unknown field `lenght`"],
     ),

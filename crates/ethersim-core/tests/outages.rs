@@ -12,22 +12,18 @@ use ethersim_core::time::{BitRate, Bytes, Duration, SimTime};
 
 const US: u64 = 1_000_000;
 
-/// Hosts `a` and `b` on one 1 Gb/s link with 1 us of delay, dark over [100, 150) us;
-/// `a` sends a maximum frame at each of `sends` (in us).
+/// Hosts `a` and `b` on one 1 Gb/s link with 1 us of delay and the given outages (the
+/// inside of a TOML array), then `apps`.
+fn a_b_link(outages: &str, apps: &str) -> String {
+    format!(
+        "[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\nbetween = [\"a\", \"b\"]\n\
+         rate = \"1 Gb/s\"\ndelay = \"1 us\"\noutages = [{outages}]\n{apps}"
+    )
+}
+
+/// The link dark over [100, 150) us; `a` sends a maximum frame at each of `sends` (in us).
 fn two_hosts_with_outage(sends: &[u64]) -> String {
-    let mut text = String::from(
-        r#"
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[links]]
-between = ["a", "b"]
-rate = "1 Gb/s"
-delay = "1 us"
-outages = [{ start = "100 us", duration = "50 us" }]
-"#,
-    );
+    let mut text = a_b_link(r#"{ start = "100 us", duration = "50 us" }"#, "");
     for (i, t) in sends.iter().enumerate() {
         text.push_str(&format!(
             "[[apps]]\nname = \"f{i}\"\nkind = \"constant_rate\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1 Mb/s\"\nstart = \"{t} us\"\ncount = 1\n"
@@ -184,35 +180,12 @@ port = "b->a"
 /// cut frame leaves the cable at once).
 #[test]
 fn a_short_frame_after_a_short_outage_arrives_at_its_own_time() {
-    let text = r#"
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[links]]
-between = ["a", "b"]
-rate = "1 Gb/s"
-delay = "1 us"
-outages = [{ start = "101 us", duration = "1 us" }]
-[[apps]]
-name = "big"
-kind = "constant_rate"
-from = "a"
-to = "b"
-rate = "1 Mb/s"
-start = "100 us"
-count = 1
-[[apps]]
-name = "small"
-kind = "constant_rate"
-from = "a"
-to = "b"
-rate = "1 Mb/s"
-payload = "18 B"
-start = "100500 ns"
-count = 1
-"#;
-    let mut sim = simulation(text);
+    let apps = "[[apps]]\nname = \"big\"\nkind = \"constant_rate\"\nfrom = \"a\"\nto = \"b\"\n\
+                rate = \"1 Mb/s\"\nstart = \"100 us\"\ncount = 1\n\
+                [[apps]]\nname = \"small\"\nkind = \"constant_rate\"\nfrom = \"a\"\nto = \"b\"\n\
+                rate = \"1 Mb/s\"\npayload = \"18 B\"\nstart = \"100500 ns\"\ncount = 1\n";
+    let text = a_b_link(r#"{ start = "101 us", duration = "1 us" }"#, apps);
+    let mut sim = simulation(&text);
     sim.run();
     let net = sim.network();
     assert_eq!(net.flows[0].forward().lost, 1, "the big frame is cut off");
@@ -227,11 +200,8 @@ count = 1
 #[test]
 fn a_frame_due_as_the_outage_starts_waits_for_its_end() {
     let ping = |outages: &str| {
-        format!(
-            "[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\nbetween = [\"a\", \"b\"]\n\
-             rate = \"1 Gb/s\"\ndelay = \"1 us\"\noutages = [{outages}]\n[[apps]]\nkind = \"ping\"\n\
-             from = \"a\"\nto = \"b\"\ninterval = \"1 ms\"\ncount = 2\nstart = \"1 ms\"\n"
-        )
+        let app = "[[apps]]\nkind = \"ping\"\nfrom = \"a\"\nto = \"b\"\ninterval = \"1 ms\"\ncount = 2\nstart = \"1 ms\"\n";
+        a_b_link(outages, app)
     };
     for outages in [
         r#"{ start = "1 ms", duration = "100 us" }"#,

@@ -259,6 +259,14 @@ impl Link {
         usize::from(self.ends[1] == port)
     }
 
+    /// Whether the link goes dark at the instant `now` by an event that has not run yet
+    /// (an outage due now). A frame must not start then: the link is dark over
+    /// [start, end) whatever the order of the events at `start`. Link mechanisms that
+    /// darken the link (rate switching) answer here too.
+    pub fn goes_dark_at(&self, now: SimTime) -> bool {
+        self.outages.next_start() == Some(now)
+    }
+
     /// Changes the rate of both directions at `now`.
     pub fn set_rate(&mut self, now: SimTime, rate: BitRate) {
         for d in &mut self.dirs {

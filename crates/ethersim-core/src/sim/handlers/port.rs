@@ -54,10 +54,9 @@ impl Network {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
         p.settle(now);
-        if self.links[p.link.index()].outages.next_start() == Some(now) {
-            // The link goes dark at this very instant (its outage event, queued for now,
-            // has not run yet): dark over [start, end), so nothing starts; the outage
-            // event closes the gate and arms the wake-up for its end.
+        if self.links[p.link.index()].goes_dark_at(now) {
+            // Dark over [start, end): nothing starts; the link's own event at this
+            // instant closes the gate and arms the wake-up for the end.
             return;
         }
         if p.is_busy() {
