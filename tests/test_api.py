@@ -73,6 +73,7 @@ def test_write_is_all_or_nothing(tmp_path: Path) -> None:
         "run.json",
         "series.parquet",
         "summary.json",
+        "tcp_series.parquet",
     ]
     assert [p.name for p in tmp_path.iterdir()] == ["res"]
 
@@ -141,3 +142,27 @@ def test_results_without_series_have_an_empty_series_table() -> None:
     r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
     assert r.series.empty
     assert list(r.series.columns) == ["port", "quantity", "t_ps", "t_s", "value"]
+
+
+TCP_EXAMPLE = ROOT / "examples" / "tcp-file.toml"
+
+
+def test_a_tcp_transfer_reports_its_transport_figures(tmp_path: Path) -> None:
+    text = TCP_EXAMPLE.read_text() + '[[series]]\napp = "file"\n'
+    r = ethersim.run_text(text, overrides={"apps[0].size": "5 MB"})
+    flow = r.flows.iloc[0]
+    assert flow["kind"] == "tcp_file" and flow["delivered_bytes"] == 5_000_000
+    assert flow["retransmissions"] == 0 and flow["timeouts"] == 0
+    # Goodput over the whole life of the connection, handshake and close included:
+    # just under the line share of a full segment, 1460 / (1518 + 20).
+    assert 0.99 < flow["goodput_bps"] / (1e9 * 1460 / 1538) <= 1.0
+    assert 0 < flow["transfer_time_s"] < flow["completion_time_s"]
+    series = r.tcp_series
+    assert list(series.columns) == ["flow", "quantity", "t_ps", "t_s", "value"]
+    assert set(series["quantity"]) == {"cwnd", "ssthresh", "srtt", "rto", "flight"}
+    cwnd = series[series["quantity"] == "cwnd"]["value"]
+    # RFC 6928: ten segments to start with; slow start only grows it on a clean path.
+    assert cwnd.iloc[0] == 14_600 and cwnd.is_monotonic_increasing
+    out = r.write(tmp_path / "res")
+    back = pd.read_parquet(out / "tcp_series.parquet")
+    assert len(back) == len(series)

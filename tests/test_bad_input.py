@@ -20,6 +20,16 @@ def with_outages(outages: str) -> str:
 
 
 PING = '[[apps]]\nkind = "ping"\nfrom = "server"\nto = "client"\n{}\n'
+TCP = (ROOT / "examples" / "tcp-file.toml").read_text()
+
+
+def with_loss(loss: str) -> str:
+    """The TCP example with ``loss = {...}`` on the switch-client link."""
+    link = 'between = ["switch", "client"]'
+    return TCP.replace(link, f"{link}\nloss = {loss}")
+
+
+BULK = TCP.replace('kind = "tcp_file"', 'kind = "tcp_bulk"').replace('size = "500 MB"\n', "")
 
 
 def run_cli(tmp_path: Path, text: str, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -107,9 +117,9 @@ CASES = [
     ),
     (
         "unknown app kind",
-        GOOD.replace('kind = "udp_file"', 'kind = "tcp_file"'),
+        GOOD.replace('kind = "udp_file"', 'kind = "sctp_file"'),
         [],
-        ["apps[0].kind", 'unknown application kind "tcp_file"', "udp_file"],
+        ["apps[0].kind", 'unknown application kind "sctp_file"', "udp_file"],
     ),
     (
         "unknown app field",
@@ -204,6 +214,84 @@ CASES = [
         GOOD.replace('to = "client"', 'to = "server"'),
         [],
         ["apps[0].to", "must differ from `from`"],
+    ),
+    (
+        "TCP MSS above the path MTU",
+        TCP,
+        ["--set", "apps[0].tcp.mss=1461 B"],
+        ["apps[0].tcp.mss", "1461 B does not fit", "1460 B"],
+    ),
+    (
+        "TCP zero RTO",
+        TCP,
+        ["--set", "apps[0].tcp.rto_min=0 s"],
+        ["apps[0].tcp.rto_min", "greater than 0 s"],
+    ),
+    (
+        "TCP maximum RTO below the minimum",
+        TCP,
+        ["--set", "apps[0].tcp.rto_max=100 ms"],
+        ["apps[0].tcp.rto_max", "below rto_min"],
+    ),
+    (
+        "TCP window too large without scaling",
+        TCP,
+        ["--set", "apps[0].tcp.window_scaling=false", "--set", "apps[0].tcp.receive_buffer=1 MiB"],
+        ["apps[0].tcp.receive_buffer", "65535 B", "without window scaling"],
+    ),
+    (
+        "TCP unknown setting",
+        TCP,
+        ["--set", "apps[0].tcp.cubic=true"],
+        ["apps[0].tcp.cubic", "unknown field"],
+    ),
+    (
+        "TCP bulk flow that never stops",
+        BULK,
+        [],
+        ["apps[0]", "never stops"],
+    ),
+    (
+        "TCP bulk empty measurement window",
+        BULK.replace('kind = "tcp_bulk"', 'kind = "tcp_bulk"\nstop = "1 s"\nmeasure_from = "2 s"'),
+        [],
+        ["apps[0].measure_from", "the measurement window is empty"],
+    ),
+    (
+        "loss probability above 1",
+        with_loss("{ probability = 1.5 }"),
+        [],
+        ["links[1].loss.probability", "1.5 is not a probability"],
+    ),
+    (
+        "loss from a node not on the link",
+        with_loss('{ probability = 0.1, from = "server" }'),
+        [],
+        ["links[1].loss.from", "not an end of this link"],
+    ),
+    (
+        "loss of frame zero",
+        with_loss('{ drop = [{ app = "file", frames = [0, 3] }] }'),
+        [],
+        ["links[1].loss.drop[0].frames", "counted from 1"],
+    ),
+    (
+        "loss of an unknown application",
+        with_loss('{ drop = [{ app = "nope", frames = [3] }] }'),
+        [],
+        ["links[1].loss.drop[0].app", 'no application named "nope"', "file"],
+    ),
+    (
+        "TCP series of a UDP application",
+        GOOD + '[[series]]\napp = "file"\n',
+        [],
+        ["series[0].app", "not a TCP application"],
+    ),
+    (
+        "series of both a port and an application",
+        TCP + '[[series]]\napp = "file"\nport = "switch->client"\n',
+        [],
+        ["series[0]", "exactly one of `port` and `app`"],
     ),
     (
         "duplicate application name",

@@ -144,6 +144,24 @@ def _print_summary(result: Result) -> None:
                 *(_fmt_time(r[k]) for k in ("mean_s", "std_s", "p50_s", "p99_s", "max_s")),
             )
         out_console().print(rtt)
+    tcp_flows = [f for f in s["flows"] if "fast_retransmits" in f]
+    if tcp_flows:
+        tcp = Table(title="tcp", title_justify="left")
+        tcp_columns = ("segments", "retransmitted", "timeouts", "fast retransmits", "dup acks")
+        for col in ("flow", *tcp_columns, "srtt", "transfer"):
+            tcp.add_column(col, justify="left" if col == "flow" else "right")
+        for f in tcp_flows:
+            tcp.add_row(
+                f["name"],
+                f"{f['segments_sent']:,}",
+                f"{f['retransmissions']:,}",
+                f"{f['timeouts']:,}",
+                f"{f['fast_retransmits']:,}",
+                f"{f['dup_acks']:,}",
+                _fmt_time(f["srtt_s"]),
+                _fmt_time(f["transfer_time_s"]),
+            )
+        out_console().print(tcp)
     ports = Table(title="ports", title_justify="left")
     port_columns = ("frames", "drops", "lost on wire", "max queue", "mean queue", "utilization")
     for col in ("port", *port_columns):
@@ -161,14 +179,20 @@ def _print_summary(result: Result) -> None:
             f"{100 * p['utilization']:.1f}%",
         )
     out_console().print(ports)
-    dark = [link for link in s["links"] if link["outages"] > 0]
-    if dark:
+    eventful = [link for link in s["links"] if link["outages"] > 0 or sum(link["frames_lost"]) > 0]
+    if eventful:
         links = Table(title="links", title_justify="left")
-        for col in ("link", "outages", "dark"):
+        for col in ("link", "outages", "dark", "frames lost"):
             links.add_column(col, justify="left" if col == "link" else "right")
-        for link in dark:
+        for link in eventful:
             a, b = link["between"]
-            links.add_row(f"{a} ↔ {b}", f"{link['outages']:,}", _fmt_time(link["dark_s"]))
+            lost_ab, lost_ba = link["frames_lost"]
+            links.add_row(
+                f"{a} ↔ {b}",
+                f"{link['outages']:,}",
+                _fmt_time(link["dark_s"]),
+                f"{lost_ab:,} → / {lost_ba:,} ←",
+            )
         out_console().print(links)
 
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 __all__ = ["Result"]
 
 #: Tables written beside ``summary.json``, by the summary key they come from.
-TABLES = ("flows", "ports", "links", "hosts", "series")
+TABLES = ("flows", "ports", "links", "hosts", "series", "tcp_series")
 
 #: Every file a results folder holds; a folder with anything else is not replaced.
 RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in TABLES)})
@@ -56,6 +56,8 @@ class Result:
 
         if key == "series":
             return self._series_table()
+        if key == "tcp_series":
+            return self._tcp_series_table()
         # Nested records ({"delay": {"mean_s": ...}}) become flat columns ("delay_mean_s").
         return pd.json_normalize(self.summary.get(key, []), sep="_")
 
@@ -68,6 +70,16 @@ class Result:
             for t, v in zip(s["t_ps"], s["value"], strict=True)
         ]
         return pd.DataFrame(rows, columns=["port", "quantity", "t_ps", "t_s", "value"])
+
+    def _tcp_series_table(self) -> pd.DataFrame:
+        import pandas as pd
+
+        rows = [
+            (s["flow"], s["quantity"], t, t * 1e-12, v)
+            for s in self.summary.get("tcp_series", [])
+            for t, v in zip(s["t_ps"], s["value"], strict=True)
+        ]
+        return pd.DataFrame(rows, columns=["flow", "quantity", "t_ps", "t_s", "value"])
 
     @cached_property
     def flows(self) -> pd.DataFrame:
@@ -94,6 +106,14 @@ class Result:
         """Time series asked for in the scenario, long format: one row per change point
         (``port``, ``quantity``, ``t_ps``, ``t_s``, ``value``: the level from ``t`` on)."""
         return self._table("series")
+
+    @cached_property
+    def tcp_series(self) -> pd.DataFrame:
+        """TCP sender series asked for with ``[[series]] app = "name"``, long format: one
+        row per change point (``flow``, ``quantity``, ``t_ps``, ``t_s``, ``value``).
+        Quantities: ``cwnd``, ``ssthresh`` and ``flight`` in bytes; ``srtt`` and ``rto`` in
+        picoseconds."""
+        return self._table("tcp_series")
 
     def summary_json(self) -> str:
         """The summary as canonical JSON text (sorted keys, fixed indentation)."""

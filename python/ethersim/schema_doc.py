@@ -58,7 +58,10 @@ def _default(prop: dict[str, Any], required: bool) -> str:
         return "required"
     if "default" not in prop or prop["default"] is None:
         return "none"
-    return f"`{json.dumps(prop['default'], ensure_ascii=False)}`"
+    default = prop["default"]
+    if isinstance(default, dict) and all(v is None for v in default.values()):
+        return "`{}`"  # a table whose every key takes its own default
+    return f"`{json.dumps(default, ensure_ascii=False)}`"
 
 
 def _one_line(text: str) -> str:
@@ -83,7 +86,14 @@ def render(schema: dict[str, Any]) -> str:
     """The Markdown reference of ``schema`` (the output of ``ethersim.schema()``)."""
     lines = [HEADER, *_table("Scenario (top level)", schema)]
     for name, definition in schema.get("$defs", {}).items():
-        if "oneOf" in definition:
+        if "oneOf" in definition and all("const" in v for v in definition["oneOf"]):
+            # A choice of strings: list each with its meaning.
+            lines += [f"## {name}", "", _one_line(definition.get("description", "")), ""]
+            for variant in definition["oneOf"]:
+                meaning = _one_line(variant.get("description", ""))
+                lines.append(f'- `"{variant["const"]}"`: {meaning}')
+            lines.append("")
+        elif "oneOf" in definition:
             lines += [f"## {name}", "", _one_line(definition.get("description", "")), ""]
             for variant in definition["oneOf"]:
                 kind = variant["properties"]["kind"]["const"]

@@ -97,3 +97,54 @@ fn running_in_slices_changes_nothing_and_stops_at_each_slice() {
     }
     assert_eq!(partial.scheduler().events_executed(), 3000);
 }
+
+/// TCP through a drop-tail bottleneck: handshake done, losses and recoveries (SACK and
+/// NewReno), delayed ACKs, timers re-armed on every ACK.
+#[test]
+fn tcp_steady_state_runs_without_allocating() {
+    for sack in [false, true] {
+        let text = format!(
+            r#"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "s"
+port_buffer = {{ frames = 40 }}
+[[links]]
+between = ["a", "s"]
+rate = "1 Gb/s"
+delay = "100 us"
+[[links]]
+between = ["s", "b"]
+rate = "100 Mb/s"
+delay = "100 us"
+[[apps]]
+kind = "tcp_bulk"
+from = "a"
+to = "b"
+stop = "20 s"
+tcp = {{ sack = {sack} }}
+"#
+        );
+        let mut sim = simulation(&text);
+        sim.run_until(SimTime::ZERO + Duration::from_secs(2));
+        let events_before = sim.scheduler().events_executed();
+        let drops_before = sim.network().ports[2].stats().drops;
+        let info = allocation_counter::measure(|| {
+            sim.run_until(SimTime::ZERO + Duration::from_secs(4));
+        });
+        let events = sim.scheduler().events_executed() - events_before;
+        assert!(events > 50_000, "the measured span must be busy: {events} events");
+        assert!(
+            sim.network().ports[2].stats().drops > drops_before,
+            "losses must occur in the measured span"
+        );
+        assert_eq!(
+            info.count_total, 0,
+            "sack = {sack}: {} allocations over {events} events",
+            info.count_total
+        );
+    }
+}

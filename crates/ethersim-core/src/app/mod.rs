@@ -18,6 +18,7 @@
 pub mod ping;
 pub mod sink;
 pub mod sources;
+pub mod tcp;
 pub mod udp_file;
 
 use serde_json::{Map, Value};
@@ -26,11 +27,12 @@ use crate::engine::rng::Stream;
 use crate::engine::Timer;
 use crate::ids::{FlowId, NodeId};
 use crate::time::SimTime;
-use crate::wire::{Packet, PacketKind, Protocol, Role};
+use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
 
 pub use ping::{PingClient, PingResponder};
 pub use sink::UdpSink;
 pub use sources::{Arrivals, PacketSource};
+pub use tcp::{TcpReceiver, TcpSender, TcpWorkload};
 pub use udp_file::{FilePacing, UdpFileTransfer};
 
 /// What an endpoint wants after being polled.
@@ -81,6 +83,10 @@ pub enum EndpointKind {
     PingClient(PingClient),
     /// Answers ICMP echo requests.
     PingResponder(PingResponder),
+    /// Sends a file or a bulk stream over TCP.
+    TcpSender(Box<TcpSender>),
+    /// Receives over TCP.
+    TcpReceiver(Box<TcpReceiver>),
 }
 
 /// One endpoint: an end of a flow, on a host.
@@ -135,9 +141,8 @@ impl Endpoint {
     /// Asks the endpoint what it wants at `now`; `buffer_free` says whether its host can
     /// take a packet.
     pub fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
-        if self.finished {
-            return Next::Finished;
-        }
+        // A finished endpoint is still polled: a TCP end in TIME-WAIT answers a
+        // retransmitted FIN. Every kind keeps answering Finished once it has.
         if now < self.start {
             return Next::SleepUntil(self.start);
         }
@@ -147,6 +152,8 @@ impl Endpoint {
             EndpointKind::UdpSink(_) => Next::Idle,
             EndpointKind::PingClient(p) => p.poll(now, buffer_free, &mut self.rng),
             EndpointKind::PingResponder(r) => r.poll(buffer_free),
+            EndpointKind::TcpSender(t) => t.poll(now, buffer_free),
+            EndpointKind::TcpReceiver(t) => t.poll(now, buffer_free),
         }
     }
 
@@ -157,16 +164,31 @@ impl Endpoint {
             EndpointKind::Source(s) => s.take(&mut self.rng),
             EndpointKind::PingClient(p) => p.take(&mut self.rng),
             EndpointKind::PingResponder(r) => r.take(),
+            EndpointKind::TcpSender(t) => t.take(now),
+            EndpointKind::TcpReceiver(t) => t.take(now),
             // A sink never answers Send.
             EndpointKind::UdpSink(_) => unreachable!("a UDP sink has nothing to send"),
         }
     }
 
-    /// A packet of one of its flows arrived for it at `now`.
-    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet) {
+    /// The TCP header of the segment [`Endpoint::take`] just returned (TCP kinds only):
+    /// headers travel beside packets, so that packets of every protocol stay small.
+    pub fn tcp_header(&self) -> Option<&TcpHeader> {
+        match &self.kind {
+            EndpointKind::TcpSender(t) => Some(t.last_header()),
+            EndpointKind::TcpReceiver(t) => Some(t.last_header()),
+            _ => None,
+        }
+    }
+
+    /// A packet of one of its flows arrived for it at `now`, with its TCP header if it
+    /// is a TCP segment.
+    pub fn on_packet(&mut self, now: SimTime, pkt: &Packet, tcp: Option<&TcpHeader>) {
         match &mut self.kind {
             EndpointKind::PingClient(p) => p.on_packet(now, pkt),
             EndpointKind::PingResponder(r) => r.on_packet(pkt),
+            EndpointKind::TcpSender(t) => t.on_packet(now, pkt, tcp),
+            EndpointKind::TcpReceiver(t) => t.on_packet(now, pkt, tcp),
             // A UDP sink only consumes (its flow counts what arrives); senders of one-way
             // flows receive nothing, and a stray packet is ignored.
             EndpointKind::UdpSink(_) | EndpointKind::UdpFile(_) | EndpointKind::Source(_) => {}
@@ -178,6 +200,8 @@ impl Endpoint {
     pub fn has_pending(&self, flow: FlowId) -> bool {
         match &self.kind {
             EndpointKind::PingResponder(r) => r.has_pending(flow),
+            EndpointKind::TcpSender(t) => t.has_pending(),
+            EndpointKind::TcpReceiver(t) => t.has_pending(),
             _ => false,
         }
     }
@@ -191,6 +215,24 @@ impl Endpoint {
         }
     }
 
+    /// Payload bytes its application received, each once and in order, when the kind
+    /// knows better than the flow's count of data delivered (a TCP receiver: the flow
+    /// counts retransmitted duplicates too). The flow's goodput is computed from this.
+    pub fn delivered_bytes(&self) -> Option<u64> {
+        match &self.kind {
+            EndpointKind::TcpReceiver(t) => Some(t.delivered()),
+            _ => None,
+        }
+    }
+
+    /// The TCP time series it keeps, if asked for.
+    pub fn tcp_series(&self) -> Option<&crate::transport::tcp::TcpSeries> {
+        match &self.kind {
+            EndpointKind::TcpSender(t) => t.series(),
+            _ => None,
+        }
+    }
+
     /// Its kind's name in the results (the source end names the application).
     pub fn kind_name(&self) -> &'static str {
         match &self.kind {
@@ -199,6 +241,8 @@ impl Endpoint {
             EndpointKind::UdpSink(_) => "udp_sink",
             EndpointKind::PingClient(_) => "ping",
             EndpointKind::PingResponder(_) => "ping_responder",
+            EndpointKind::TcpSender(t) => t.kind_name(),
+            EndpointKind::TcpReceiver(_) => "tcp_receiver",
         }
     }
 
@@ -206,6 +250,8 @@ impl Endpoint {
     pub fn report(&self, out: &mut Map<String, Value>) {
         match &self.kind {
             EndpointKind::PingClient(p) => p.report(out),
+            EndpointKind::TcpSender(t) => t.report(out),
+            EndpointKind::TcpReceiver(t) => t.report(out),
             // A responder may serve many flows; each flow counts its own replies.
             EndpointKind::PingResponder(_)
             | EndpointKind::UdpSink(_)

@@ -135,6 +135,7 @@ impl Direction {
     }
 
     /// The timing of a frame of `frame_len` bytes whose preamble starts at `start`.
+    #[inline]
     pub fn timing(&self, start: SimTime, frame_len: Bytes) -> TxTiming {
         let to_last_bit = self.to_send(PREAMBLE_SFD + frame_len);
         let with_gap = self.to_send(PREAMBLE_SFD + frame_len + INTER_FRAME_GAP);
@@ -143,6 +144,7 @@ impl Direction {
     }
 
     /// Puts `pkt`, a frame of `frame_len` bytes, on the wire at `now`.
+    #[inline]
     pub fn send(&mut self, now: SimTime, pkt: PacketRef, frame_len: Bytes) -> Sent {
         let timing = self.timing(now, frame_len);
         let tx = TxId(self.next_tx);
@@ -236,6 +238,8 @@ pub struct Link {
     pub dirs: [Direction; 2],
     /// Scheduled outages (both directions dark).
     pub outages: OutageSchedule,
+    /// Frame loss, if the link loses frames (boxed: most links do not).
+    pub loss: Option<Box<super::LossModel>>,
 }
 
 impl Link {
@@ -251,6 +255,7 @@ impl Link {
             ends,
             dirs: [Direction::new(rate, delay), Direction::new(rate, delay)],
             outages,
+            loss: None,
         }
     }
 

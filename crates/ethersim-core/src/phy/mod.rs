@@ -5,8 +5,10 @@
 
 pub mod gate;
 pub mod link;
+pub mod loss;
 pub mod outage;
 
 pub use gate::{Closer, FrameClass, GateState, TxGate};
 pub use link::{Arrived, Channel, Direction, Link, Sent, TxId, TxTiming};
+pub use loss::{LossModel, ScriptedLoss};
 pub use outage::{Outage, OutageSchedule};

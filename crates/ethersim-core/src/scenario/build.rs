@@ -3,19 +3,23 @@
 //! concerns and says what is expected.
 
 use crate::app::{
-    Arrivals, Endpoint, EndpointKind, FilePacing, PacketSource, PingClient, PingResponder, UdpFileTransfer,
-    UdpSink,
+    Arrivals, Endpoint, EndpointKind, FilePacing, PacketSource, PingClient, PingResponder, TcpReceiver,
+    TcpSender, TcpWorkload, UdpFileTransfer, UdpSink,
 };
 use crate::engine::{rng, RunLimits};
 use crate::ids::{EndpointId, FlowId, LinkId, NodeId, PortId};
 use crate::node::{Host, HostConfig, Port, QueueLimits, Switch};
-use crate::phy::{Link, Outage, OutageSchedule};
+use crate::phy::{Link, LossModel, Outage, OutageSchedule, ScriptedLoss};
 use crate::sim::{Flow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::time::{BitRate, Bytes, Duration, SimTime};
-use crate::wire::{ethernet, icmp, udp, Role as End};
+use crate::transport::tcp::TcpConfig;
+use crate::wire::{ethernet, icmp, tcp, udp, Role as End};
 
 use super::error::ScenarioError;
-use super::schema::{AppSpec, BufferSpec, HostSpec, LinkSpec, PingSpec, Scenario, SourceSpec, UdpFileSpec};
+use super::schema::{
+    AppSpec, BufferSpec, FlowDirection, HostSpec, LinkSpec, LossSpec, PingSpec, Scenario, SourceSpec,
+    TcpBulkSpec, TcpSpec, UdpFileSpec,
+};
 use super::topology::{Role, Topology};
 
 /// A validated scenario, ready to run.
@@ -33,11 +37,12 @@ type Result<T> = std::result::Result<T, ScenarioError>;
 pub fn build(s: &Scenario) -> Result<Built> {
     let topo = Topology::new(s)?;
     let limits = run_limits(s)?;
-    let links = links(s)?;
+    let mut links = links(s)?;
     let ports = ports(s, &topo)?;
     let nodes = nodes(s, &topo)?;
-    let (endpoints, flows) = apps(s, &topo)?;
-    let trace = trace(s, &topo)?;
+    let (mut endpoints, flows) = apps(s, &topo)?;
+    let trace = trace(s, &topo, &mut endpoints, &flows)?;
+    attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
     network.trace = trace;
     Ok(Built { network, limits })
@@ -81,17 +86,105 @@ fn outages(spec: &LinkSpec, i: usize) -> Result<OutageSchedule> {
     Ok(OutageSchedule::new(list))
 }
 
-/// The subscribers the scenario asks for on the trace path.
-fn trace(s: &Scenario, topo: &Topology) -> Result<Trace> {
+/// The flow of the application called `name`, or an error at `path`.
+fn flow_named(flows: &[Flow], name: &str, path: &str) -> Result<FlowId> {
+    flows.iter().position(|f| f.name == name).map(|i| FlowId(i as u32)).ok_or_else(|| {
+        let known: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+        ScenarioError::at(path, format!("no application named {name:?}; known: {}", known.join(", ")))
+    })
+}
+
+/// The time series the scenario asks for: port series subscribe to the trace path; a
+/// TCP application's sender keeps its own.
+fn trace(s: &Scenario, topo: &Topology, endpoints: &mut [Endpoint], flows: &[Flow]) -> Result<Trace> {
     let mut trace = Trace::default();
     for (i, spec) in s.series.iter().enumerate() {
-        let port = topo.port_named(&spec.port, &format!("series[{i}].port"))?;
         if spec.max_points == 0 {
             return Err(ScenarioError::at(format!("series[{i}].max_points"), "must be at least 1"));
         }
-        trace.subscribe(Subscriber::Series(PortSeries::new(port, spec.max_points as usize)));
+        match (&spec.port, &spec.app) {
+            (Some(port), None) => {
+                let port = topo.port_named(port, &format!("series[{i}].port"))?;
+                trace.subscribe(Subscriber::Series(PortSeries::new(port, spec.max_points as usize)));
+            }
+            (None, Some(app)) => {
+                let path = format!("series[{i}].app");
+                let flow = flow_named(flows, app, &path)?;
+                let sender = &mut endpoints[flows[flow.index()].ends[0].index()];
+                let EndpointKind::TcpSender(t) = &mut sender.kind else {
+                    return Err(ScenarioError::at(
+                        path,
+                        format!("{app:?} is not a TCP application (tcp_file or tcp_bulk)"),
+                    ));
+                };
+                t.record_series(spec.max_points as usize);
+            }
+            _ => {
+                return Err(ScenarioError::at(
+                    format!("series[{i}]"),
+                    "give exactly one of `port` and `app`",
+                ));
+            }
+        }
     }
     Ok(trace)
+}
+
+/// Gives each link with a `loss` table its loss model.
+fn attach_losses(s: &Scenario, topo: &Topology, flows: &[Flow], links: &mut [Link]) -> Result<()> {
+    for (i, spec) in s.links.iter().enumerate() {
+        let Some(loss) = &spec.loss else { continue };
+        links[i].loss = Some(Box::new(loss_model(s, topo, flows, spec, loss, i)?));
+    }
+    Ok(())
+}
+
+fn loss_model(
+    s: &Scenario,
+    topo: &Topology,
+    flows: &[Flow],
+    link: &LinkSpec,
+    loss: &LossSpec,
+    i: usize,
+) -> Result<LossModel> {
+    let path = format!("links[{i}].loss");
+    let p = loss.probability;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(ScenarioError::at(
+            format!("{path}.probability"),
+            format!("{p} is not a probability; expected 0 to 1"),
+        ));
+    }
+    let mut probability = [p; 2];
+    if let Some(from) = &loss.from {
+        let node = topo.lookup(from, &format!("{path}.from"))?;
+        let Some(end) = link.between.iter().position(|n| topo.lookup(n, "").ok() == Some(node)) else {
+            return Err(ScenarioError::at(
+                format!("{path}.from"),
+                format!(
+                    "{from:?} is not an end of this link; expected {:?} or {:?}",
+                    link.between[0], link.between[1]
+                ),
+            ));
+        };
+        probability[1 - end] = 0.0;
+    }
+    let mut scripted = Vec::with_capacity(loss.drop.len());
+    for (k, d) in loss.drop.iter().enumerate() {
+        let dpath = format!("{path}.drop[{k}]");
+        let flow = flow_named(flows, &d.app, &format!("{dpath}.app"))?;
+        if d.frames.contains(&0) {
+            return Err(ScenarioError::at(format!("{dpath}.frames"), "frames are counted from 1"));
+        }
+        let to = match d.direction {
+            FlowDirection::Forward => End::Sink,
+            FlowDirection::Reverse => End::Source,
+        };
+        scripted.push(ScriptedLoss::new(flow, to, d.frames.clone()));
+    }
+    // Named after the nodes it joins, so adding links elsewhere never shifts its draws.
+    let stream = rng::stream(s.seed, &format!("link:{}-{}.loss", link.between[0], link.between[1]));
+    Ok(LossModel::new(probability, stream, scripted))
 }
 
 fn run_limits(s: &Scenario) -> Result<RunLimits> {
@@ -224,6 +317,7 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
         }
         let path_mtu = route.iter().map(|&l| s.links[l].mtu.0.get()).min().unwrap_or(ethernet::STANDARD_MTU);
         let payload = check_payload(spec, &path, path_mtu)?;
+        let start = SimTime::ZERO + spec.start();
         let (source, sink) = match spec {
             AppSpec::UdpFile(f) => (file_transfer(f, &path, payload)?, Some(EndpointKind::UdpSink(UdpSink))),
             AppSpec::ConstantRate(src_spec) => {
@@ -234,9 +328,31 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
             }
             // Answered by the destination host's one responder.
             AppSpec::Ping(p) => (ping(p, &path, s, payload)?, None),
+            AppSpec::TcpFile(t) => {
+                if t.size.0.get() == 0 {
+                    return Err(ScenarioError::at(format!("{path}.size"), "must be greater than 0 B"));
+                }
+                let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
+                let size = t.size.0.get();
+                let sender = TcpSender::new(cfg, TcpWorkload::File { size });
+                let receiver = TcpReceiver::new(cfg, start, Some(size), None);
+                (
+                    EndpointKind::TcpSender(Box::new(sender)),
+                    Some(EndpointKind::TcpReceiver(Box::new(receiver))),
+                )
+            }
+            AppSpec::TcpBulk(t) => {
+                let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
+                let (stop, window) = bulk_times(t, &path, s)?;
+                let sender = TcpSender::new(cfg, TcpWorkload::Bulk { stop });
+                let receiver = TcpReceiver::new(cfg, start, None, window);
+                (
+                    EndpointKind::TcpSender(Box::new(sender)),
+                    Some(EndpointKind::TcpReceiver(Box::new(receiver))),
+                )
+            }
         };
         let flow = FlowId(i as u32);
-        let start = SimTime::ZERO + spec.start();
         // Each endpoint draws from its own stream, named after the application: a named
         // application keeps its random numbers when others are added or reordered.
         let stream = |end: &str| rng::stream(s.seed, &format!("app:{name}.{end}"));
@@ -265,7 +381,9 @@ fn check_payload(spec: &AppSpec, path: &str, path_mtu: u64) -> Result<u32> {
         AppSpec::Ping(_) => (0, icmp::max_data_for_mtu(path_mtu), "IPv4 and ICMP echo headers"),
         _ => (1, udp::max_payload_for_mtu(path_mtu), "IPv4 and UDP headers"),
     };
-    let payload = spec.payload().get();
+    // TCP applications set no payload: their MSS is checked with the TCP settings.
+    let Some(payload) = spec.payload() else { return Ok(0) };
+    let payload = payload.get();
     if payload < min || payload > max {
         return Err(ScenarioError::at(
             format!("{path}.payload"),
@@ -276,6 +394,106 @@ fn check_payload(spec: &AppSpec, path: &str, path_mtu: u64) -> Result<u32> {
         ));
     }
     Ok(payload as u32)
+}
+
+/// A bulk flow's stop time and its goodput measurement window.
+type BulkTimes = (Option<SimTime>, Option<(SimTime, SimTime)>);
+
+/// A bulk flow's stop time and goodput measurement window.
+fn bulk_times(t: &TcpBulkSpec, path: &str, s: &Scenario) -> Result<BulkTimes> {
+    let start = t.start.0;
+    let stop = check_stops(path, s, start, t.stop.map(|d| d.0), None)?;
+    let from = t.measure_from.map_or(start, |d| d.0);
+    let until = t.measure_until.map(|d| d.0).or(t.stop.map(|d| d.0)).or(s.duration.map(|d| d.0));
+    let Some(until) = until else { return Ok((stop, None)) };
+    if until <= from {
+        let key = if t.measure_until.is_some() { "measure_until" } else { "measure_from" };
+        return Err(ScenarioError::at(
+            format!("{path}.{key}"),
+            format!("the measurement window is empty: it runs from {from} to {until}; expected from < until"),
+        ));
+    }
+    Ok((stop, Some((SimTime::ZERO + from, SimTime::ZERO + until))))
+}
+
+/// The TCP settings of an application, defaults filled in, each checked.
+fn tcp_config(spec: &TcpSpec, path: &str, path_mtu: u64) -> Result<TcpConfig> {
+    let d = TcpConfig::default();
+    let max_mss = tcp::mss_for_mtu(path_mtu);
+    let mss = spec.mss.map_or(max_mss, |m| m.0.get());
+    if mss == 0 || mss > max_mss {
+        return Err(ScenarioError::at(
+            format!("{path}.mss"),
+            format!("{mss} B does not fit; expected 1 B to {max_mss} B (path MTU {path_mtu} B less 40 B of IPv4 and TCP headers)"),
+        ));
+    }
+    let positive =
+        |v: Option<super::units::DurationSpec>, key: &str, default: Duration| -> Result<Duration> {
+            match v {
+                Some(x) if x.0 == Duration::ZERO => {
+                    Err(ScenarioError::at(format!("{path}.{key}"), "must be greater than 0 s"))
+                }
+                Some(x) => Ok(x.0),
+                None => Ok(default),
+            }
+        };
+    let at_least_one = |v: Option<u32>, key: &str, default: u32| -> Result<u32> {
+        match v {
+            Some(0) => Err(ScenarioError::at(format!("{path}.{key}"), "must be at least 1")),
+            Some(x) => Ok(x),
+            None => Ok(default),
+        }
+    };
+    let cfg = TcpConfig {
+        mss: mss as u32,
+        initial_window: at_least_one(spec.initial_window, "initial_window", 0)?,
+        rto_min: positive(spec.rto_min, "rto_min", d.rto_min)?,
+        rto_max: positive(spec.rto_max, "rto_max", d.rto_max)?,
+        rto_initial: positive(spec.rto_initial, "rto_initial", d.rto_initial)?,
+        max_retransmissions: at_least_one(
+            spec.max_retransmissions,
+            "max_retransmissions",
+            d.max_retransmissions,
+        )?,
+        delayed_ack: spec.delayed_ack.unwrap_or(d.delayed_ack),
+        delayed_ack_timeout: positive(
+            spec.delayed_ack_timeout,
+            "delayed_ack_timeout",
+            d.delayed_ack_timeout,
+        )?,
+        dupack_threshold: at_least_one(spec.dupack_threshold, "dupack_threshold", d.dupack_threshold)?,
+        nagle: spec.nagle.unwrap_or(d.nagle),
+        sack: spec.sack.unwrap_or(d.sack),
+        window_scaling: spec.window_scaling.unwrap_or(d.window_scaling),
+        send_buffer: spec.send_buffer.map_or(d.send_buffer, |b| b.0.get()),
+        receive_buffer: spec.receive_buffer.map_or(d.receive_buffer, |b| b.0.get()),
+    };
+    if cfg.rto_max < cfg.rto_min {
+        return Err(ScenarioError::at(
+            format!("{path}.rto_max"),
+            format!("{} is below rto_min ({}); expected rto_max >= rto_min", cfg.rto_max, cfg.rto_min),
+        ));
+    }
+    for (key, v) in [("send_buffer", cfg.send_buffer), ("receive_buffer", cfg.receive_buffer)] {
+        if v < mss {
+            return Err(ScenarioError::at(
+                format!("{path}.{key}"),
+                format!("{v} B is smaller than one segment; expected at least the MSS ({mss} B)"),
+            ));
+        }
+    }
+    let max_window = if cfg.window_scaling { 0xffff_u64 << tcp::MAX_WINDOW_SHIFT } else { 0xffff };
+    if cfg.receive_buffer > max_window {
+        return Err(ScenarioError::at(
+            format!("{path}.receive_buffer"),
+            format!(
+                "{} B exceeds the largest window TCP can offer ({max_window} B{}); expected at most that",
+                cfg.receive_buffer,
+                if cfg.window_scaling { ", RFC 7323" } else { " without window scaling" }
+            ),
+        ));
+    }
+    Ok(cfg)
 }
 
 fn positive_rate(r: BitRate, path: &str) -> Result<BitRate> {

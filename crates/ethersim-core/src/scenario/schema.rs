@@ -135,6 +135,55 @@ pub struct LinkSpec {
     /// overlapping. Default none.
     #[serde(default)]
     pub outages: Vec<OutageSpec>,
+    /// Frame loss on the link: random, scripted, or both. Default none.
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+}
+
+/// Frame loss on a link. A lost frame takes its line time and is discarded by the
+/// receiver (as a frame with a bad checksum), so the receiving node never sees it.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LossSpec {
+    /// Probability that a frame is lost, independently of every other frame, drawn from
+    /// the link's own random stream. Default 0.
+    #[serde(default)]
+    pub probability: f64,
+    /// Apply `probability` only to frames sent by this node (one end of the link).
+    /// Default: both directions.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// Chosen frames of chosen flows to lose.
+    #[serde(default)]
+    pub drop: Vec<DropSpec>,
+}
+
+/// Which way a flow's frames travel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowDirection {
+    /// From the application's `from` host to its `to` host: data.
+    Forward,
+    /// Back to `from`: acknowledgements and replies.
+    Reverse,
+}
+
+const fn forward() -> FlowDirection {
+    FlowDirection::Forward
+}
+
+/// Lose chosen frames of one application's flow on this link.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DropSpec {
+    /// The application, by name.
+    pub app: String,
+    /// Which of its directions. Default `forward`.
+    #[serde(default = "forward")]
+    pub direction: FlowDirection,
+    /// Which frames: ordinals counted from 1 among that direction's frames arriving over
+    /// this link (retransmissions count as frames), e.g. `[10, 11]`.
+    pub frames: Vec<u64>,
 }
 
 /// One scheduled outage of a link.
@@ -147,14 +196,20 @@ pub struct OutageSpec {
     pub duration: DurationSpec,
 }
 
-/// A time series of one port: its buffer occupancy (`queue_bytes`, `queue_frames`) and
-/// whether its transmit gate is open for data (`gate_open`), as change points.
+/// A time series, as change points: of a port, its buffer occupancy (`queue_bytes`,
+/// `queue_frames`) and whether its transmit gate is open for data (`gate_open`); of a
+/// TCP application, its sender's state. Costs nothing for what is not asked for.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeriesSpec {
     /// The port, as `node->peer` (the node that owns it and the node at the other end
-    /// of its link), e.g. `"switch->client"`.
-    pub port: String,
+    /// of its link), e.g. `"switch->client"`. Give `port` or `app`.
+    #[serde(default)]
+    pub port: Option<String>,
+    /// A TCP application, by name: its sender's cwnd, ssthresh, SRTT, RTO and FlightSize
+    /// over time (the `tcp_series` table). Give `port` or `app`.
+    #[serde(default)]
+    pub app: Option<String>,
     /// Most change points kept per quantity; later changes are counted, not kept.
     /// Default 100000.
     #[serde(default = "default_max_points")]
@@ -177,6 +232,117 @@ pub enum AppSpec {
     Poisson(SourceSpec),
     /// ICMP echo requests at a fixed interval, answered by the destination: round-trip times.
     Ping(PingSpec),
+    /// A file sent over TCP: its completion time.
+    TcpFile(TcpFileSpec),
+    /// A long-lived TCP flow sending as fast as TCP allows until its stop time.
+    TcpBulk(TcpBulkSpec),
+}
+
+/// A file transfer over TCP (NewReno): connection set-up, the data, and the close.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpFileSpec {
+    /// Unique name, used in reports. Default `apps[i]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Sending host (it opens the connection).
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// File size.
+    pub size: SizeSpec,
+    /// When the sender sends its SYN. Default 0 s.
+    #[serde(default = "zero_time")]
+    pub start: DurationSpec,
+    /// TCP settings of both ends. Default: every setting at its default.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+/// A long-lived TCP flow: writes as much as the connection takes from `start` until
+/// `stop`, then closes. Reports goodput over a measurement window.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpBulkSpec {
+    /// Unique name, used in reports. Default `apps[i]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Sending host (it opens the connection).
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// When the sender sends its SYN. Default 0 s.
+    #[serde(default = "zero_time")]
+    pub start: DurationSpec,
+    /// When the application stops writing and closes. Default: never (give the
+    /// scenario a `duration`).
+    #[serde(default)]
+    pub stop: Option<DurationSpec>,
+    /// Start of the goodput measurement window. Default: `start`.
+    #[serde(default)]
+    pub measure_from: Option<DurationSpec>,
+    /// End of the goodput measurement window. Default: `stop`, or the scenario's
+    /// `duration`.
+    #[serde(default)]
+    pub measure_until: Option<DurationSpec>,
+    /// TCP settings of both ends. Default: every setting at its default.
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+/// TCP settings; each is optional and has the default stated, with the document that
+/// sets it.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// Maximum segment size (payload per segment). Default: the path MTU less 40 B of
+    /// IPv4 and TCP headers (RFC 9293 section 3.7.1): 1460 B on a 1500 B MTU.
+    #[serde(default)]
+    pub mss: Option<SizeSpec>,
+    /// Initial congestion window, segments. Default min(10·MSS, max(2·MSS, 14600 B))
+    /// (RFC 6928).
+    #[serde(default)]
+    pub initial_window: Option<u32>,
+    /// Minimum retransmission timeout. Default 1 s (RFC 6298 section 2.4; Linux uses 200 ms).
+    #[serde(default)]
+    pub rto_min: Option<DurationSpec>,
+    /// Maximum retransmission timeout. Default 60 s (RFC 6298 section 2.5).
+    #[serde(default)]
+    pub rto_max: Option<DurationSpec>,
+    /// Retransmission timeout before the first RTT sample. Default 1 s (RFC 6298 section 2.1).
+    #[serde(default)]
+    pub rto_initial: Option<DurationSpec>,
+    /// Timer expiries for one segment before the connection is given up and reset.
+    /// Default 15 (Linux `tcp_retries2`).
+    #[serde(default)]
+    pub max_retransmissions: Option<u32>,
+    /// Acknowledge every second full-sized segment (RFC 5681 section 4.2). Default true.
+    #[serde(default)]
+    pub delayed_ack: Option<bool>,
+    /// Longest delay of an acknowledgement. Default 200 ms (RFC 5681 section 4.2
+    /// requires less than 500 ms).
+    #[serde(default)]
+    pub delayed_ack_timeout: Option<DurationSpec>,
+    /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 section 3.2).
+    #[serde(default)]
+    pub dupack_threshold: Option<u32>,
+    /// Nagle's algorithm (RFC 9293 section 3.7.4). Default true.
+    #[serde(default)]
+    pub nagle: Option<bool>,
+    /// Selective acknowledgements (RFC 2018) with RFC 6675 loss recovery. Default false.
+    #[serde(default)]
+    pub sack: Option<bool>,
+    /// Window scaling (RFC 7323), so windows above 64 KiB work. Default true.
+    #[serde(default)]
+    pub window_scaling: Option<bool>,
+    /// Send buffer: data written and not yet acknowledged. Default 4 MiB (Linux
+    /// `tcp_wmem` maximum).
+    #[serde(default)]
+    pub send_buffer: Option<SizeSpec>,
+    /// Receive buffer: the largest window offered. Default 6 MiB (Linux `tcp_rmem`
+    /// maximum).
+    #[serde(default)]
+    pub receive_buffer: Option<SizeSpec>,
 }
 
 const fn default_ping_payload() -> SizeSpec {
@@ -267,7 +433,8 @@ pub struct SourceSpec {
 
 impl AppSpec {
     /// The kinds an application may be, as written in `kind`.
-    pub const KINDS: &'static [&'static str] = &["udp_file", "constant_rate", "poisson", "ping"];
+    pub const KINDS: &'static [&'static str] =
+        &["udp_file", "constant_rate", "poisson", "ping", "tcp_file", "tcp_bulk"];
 
     /// The sending host's name.
     pub fn from(&self) -> &str {
@@ -275,6 +442,8 @@ impl AppSpec {
             AppSpec::UdpFile(f) => &f.from,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => &s.from,
             AppSpec::Ping(p) => &p.from,
+            AppSpec::TcpFile(t) => &t.from,
+            AppSpec::TcpBulk(t) => &t.from,
         }
     }
     /// The receiving host's name.
@@ -283,6 +452,8 @@ impl AppSpec {
             AppSpec::UdpFile(f) => &f.to,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => &s.to,
             AppSpec::Ping(p) => &p.to,
+            AppSpec::TcpFile(t) => &t.to,
+            AppSpec::TcpBulk(t) => &t.to,
         }
     }
     /// The name given, if any.
@@ -291,14 +462,17 @@ impl AppSpec {
             AppSpec::UdpFile(f) => f.name.as_deref(),
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.name.as_deref(),
             AppSpec::Ping(p) => p.name.as_deref(),
+            AppSpec::TcpFile(t) => t.name.as_deref(),
+            AppSpec::TcpBulk(t) => t.name.as_deref(),
         }
     }
-    /// Payload per packet.
-    pub fn payload(&self) -> Bytes {
+    /// Payload per packet, for applications that set one (not TCP: see its MSS).
+    pub fn payload(&self) -> Option<Bytes> {
         match self {
-            AppSpec::UdpFile(f) => f.payload.0,
-            AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.payload.0,
-            AppSpec::Ping(p) => p.payload.0,
+            AppSpec::UdpFile(f) => Some(f.payload.0),
+            AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => Some(s.payload.0),
+            AppSpec::Ping(p) => Some(p.payload.0),
+            AppSpec::TcpFile(_) | AppSpec::TcpBulk(_) => None,
         }
     }
     /// Start time.
@@ -307,6 +481,8 @@ impl AppSpec {
             AppSpec::UdpFile(f) => f.start.0,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.start.0,
             AppSpec::Ping(p) => p.start.0,
+            AppSpec::TcpFile(t) => t.start.0,
+            AppSpec::TcpBulk(t) => t.start.0,
         }
     }
 }

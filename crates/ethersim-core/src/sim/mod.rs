@@ -16,8 +16,10 @@ pub use event::Event;
 pub use flows::Flow;
 pub use network::{Network, Node};
 pub use pool::PacketPool;
-pub use results::{FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult};
-pub use trace::{DropReason, PortSeries, Series, Subscriber, Trace, TraceLog, TraceRecord};
+pub use results::{
+    FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult, TcpSeriesResult,
+};
+pub use trace::{DropReason, PortSeries, Subscriber, Trace, TraceLog, TraceRecord};
 
 use crate::engine::{RunLimits, Scheduler, StopReason};
 use crate::time::SimTime;

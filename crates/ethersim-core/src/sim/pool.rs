@@ -1,6 +1,6 @@
 //! The packets in the network: a slab of packet descriptors.
 
-use crate::wire::{Packet, PacketRef};
+use crate::wire::{Packet, PacketRef, TcpHeader};
 
 /// The packets in the network: a slab whose freed slots are reused, so that in steady
 /// state taking and releasing packets allocates nothing.
@@ -8,12 +8,19 @@ use crate::wire::{Packet, PacketRef};
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<u32>,
+    /// TCP headers, beside their packets' slots (grown only as far as TCP packets
+    /// reach): a packet stays small whatever its protocol.
+    tcp: Vec<TcpHeader>,
 }
 
 impl PacketPool {
     /// A pool with room for `capacity` packets before it grows.
     pub fn with_capacity(capacity: usize) -> Self {
-        PacketPool { slots: Vec::with_capacity(capacity), free: Vec::with_capacity(capacity) }
+        PacketPool {
+            slots: Vec::with_capacity(capacity),
+            free: Vec::with_capacity(capacity),
+            tcp: Vec::new(),
+        }
     }
 
     /// Stores `pkt` and returns its handle.
@@ -25,6 +32,22 @@ impl PacketPool {
             self.slots.push(pkt);
             PacketRef(self.slots.len() as u32 - 1)
         }
+    }
+
+    /// Stores the TCP segment `pkt` with its header and returns its handle.
+    pub fn insert_tcp(&mut self, pkt: Packet, header: &TcpHeader) -> PacketRef {
+        let r = self.insert(pkt);
+        let i = r.0 as usize;
+        if self.tcp.len() <= i {
+            self.tcp.resize(self.slots.len(), TcpHeader::default());
+        }
+        self.tcp[i] = *header;
+        r
+    }
+
+    /// The TCP header of the segment behind `r` (stored by [`PacketPool::insert_tcp`]).
+    pub fn tcp(&self, r: PacketRef) -> &TcpHeader {
+        &self.tcp[r.0 as usize]
     }
 
     /// The packet behind `r`.

@@ -60,8 +60,9 @@ pub struct FlowResult {
     pub start_s: f64,
     /// From start until the flow completed, s (`null` if unfinished).
     pub completion_time_s: Option<f64>,
-    /// Payload bits delivered to the sink per second, from start to completion (or to the
-    /// end of the run).
+    /// Payload bits delivered to the sink's application per second, from start to
+    /// completion (or to the end of the run). Over TCP each byte counts once, however
+    /// often it was sent.
     pub goodput_bps: f64,
     /// One-way delay of the data, from hand-over to the source's host to delivery.
     pub delay: DelaySummary,
@@ -121,6 +122,8 @@ pub struct LinkResult {
     pub outages: u64,
     /// Time spent dark, s.
     pub dark_s: f64,
+    /// Frames lost by the link's loss model, by the end that sent them (`between` order).
+    pub frames_lost: [u64; 2],
 }
 
 /// The results of one host.
@@ -142,6 +145,21 @@ pub struct SeriesResult {
     /// The port, `node->peer`.
     pub port: String,
     /// `queue_bytes`, `queue_frames` or `gate_open`.
+    pub quantity: &'static str,
+    /// Instants of the changes, ps.
+    pub t_ps: Vec<u64>,
+    /// The level from each instant on.
+    pub value: Vec<u64>,
+    /// Change points not kept (the series' point limit was reached).
+    pub dropped_points: u64,
+}
+
+/// One quantity of one TCP sender over time, as change points.
+#[derive(Clone, Debug, Serialize)]
+pub struct TcpSeriesResult {
+    /// The flow (application name).
+    pub flow: String,
+    /// `cwnd`, `ssthresh`, `flight` (bytes), `srtt` or `rto` (ps).
     pub quantity: &'static str,
     /// Instants of the changes, ps.
     pub t_ps: Vec<u64>,
@@ -176,8 +194,10 @@ pub struct RunSummary {
     pub links: Vec<LinkResult>,
     /// Per host.
     pub hosts: Vec<HostResult>,
-    /// Time series asked for in the scenario.
+    /// Port time series asked for in the scenario.
     pub series: Vec<SeriesResult>,
+    /// TCP sender time series asked for in the scenario.
+    pub tcp_series: Vec<TcpSeriesResult>,
 }
 
 fn flow_results(net: &Network, end: SimTime, all_delays: &mut DelayStats) -> Vec<FlowResult> {
@@ -193,6 +213,7 @@ fn flow_results(net: &Network, end: SimTime, all_delays: &mut DelayStats) -> Vec
             let mut app = Map::new();
             src.report(&mut app);
             dst.report(&mut app);
+            let delivered = dst.delivered_bytes().unwrap_or(fwd.bytes_received);
             let done = flow.completed_at;
             let span = done.unwrap_or(end).saturating_since(flow.start).as_secs_f64();
             let generated = fwd.packets_sent + send_drops;
@@ -220,7 +241,7 @@ fn flow_results(net: &Network, end: SimTime, all_delays: &mut DelayStats) -> Vec
                 reverse_lost: rev.lost,
                 start_s: flow.start.as_secs_f64(),
                 completion_time_s: done.map(|t| t.saturating_since(flow.start).as_secs_f64()),
-                goodput_bps: if span > 0.0 { fwd.bytes_received as f64 * 8.0 / span } else { 0.0 },
+                goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
                 delay: c.delay.summary(),
                 app,
             }
@@ -283,6 +304,23 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
     out
 }
 
+fn tcp_series_results(net: &Network) -> Vec<TcpSeriesResult> {
+    let mut out = Vec::new();
+    for flow in &net.flows {
+        let Some(series) = net.endpoints[flow.ends[0].index()].tcp_series() else { continue };
+        for (quantity, s) in series.named() {
+            out.push(TcpSeriesResult {
+                flow: flow.name.clone(),
+                quantity,
+                t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
+                value: s.points.iter().map(|p| p.1).collect(),
+                dropped_points: s.dropped_points,
+            });
+        }
+    }
+    out
+}
+
 /// Builds the summary of `net` at simulated time `end`.
 pub fn summarize(
     net: &Network,
@@ -301,6 +339,7 @@ pub fn summarize(
             between: l.ends.map(|p: PortId| net.names[net.ports[p.index()].node.index()].clone()),
             outages: l.outages.begun(),
             dark_s: l.outages.dark_time(end).as_secs_f64(),
+            frames_lost: l.loss.as_ref().map_or([0; 2], |m| m.lost()),
         })
         .collect();
     let hosts = net
@@ -330,5 +369,6 @@ pub fn summarize(
         links,
         hosts,
         series: series_results(net, end),
+        tcp_series: tcp_series_results(net),
     }
 }

@@ -16,6 +16,7 @@ use serde::Serialize;
 
 use crate::ids::{FlowId, LinkId, NodeId, PortId};
 use crate::phy::{Closer, FrameClass, TxId};
+use crate::stats::Series;
 use crate::time::SimTime;
 use crate::wire::{PacketKind, Role};
 
@@ -29,6 +30,8 @@ pub enum DropReason {
     RingFull,
     /// Cut off on the wire when its link went dark.
     CutOff,
+    /// Lost on the link by its loss model (random or scripted).
+    LinkLoss,
     /// It reached a node with no route to its destination, or a host it was not for.
     Unroutable,
 }
@@ -129,31 +132,6 @@ pub enum TraceRecord {
 pub struct TraceLog {
     /// Every record, with its instant, in event order.
     pub records: Vec<(SimTime, TraceRecord)>,
-}
-
-/// One quantity over time, as change points: the level from each instant on.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Series {
-    /// (instant, level) at each change, the first at 0.
-    pub points: Vec<(SimTime, u64)>,
-    /// Changes not kept because the point limit was reached.
-    pub dropped_points: u64,
-}
-
-impl Series {
-    fn starting_at(level: u64) -> Self {
-        Series { points: vec![(SimTime::ZERO, level)], dropped_points: 0 }
-    }
-
-    fn push(&mut self, max: usize, at: SimTime, v: u64) {
-        let full = self.points.len() >= max;
-        match self.points.last_mut() {
-            Some(last) if last.1 == v => {}
-            Some(last) if last.0 == at => last.1 = v,
-            _ if full => self.dropped_points += 1,
-            _ => self.points.push((at, v)),
-        }
-    }
 }
 
 /// Time series of one port: buffer occupancy (bytes and frames) and whether its gate is

@@ -3,9 +3,11 @@
 pub mod delay;
 pub mod flow;
 pub mod moments;
+pub mod series;
 pub mod time_weighted;
 
 pub use delay::{DelayStats, DelaySummary};
 pub use flow::{DirectionCounters, FlowCounters};
 pub use moments::Moments;
+pub use series::Series;
 pub use time_weighted::TimeWeighted;

@@ -26,6 +26,8 @@ pub enum PacketKind {
 pub enum Protocol {
     /// UDP over IPv4 (RFC 768).
     Udp,
+    /// TCP over IPv4 (RFC 9293); the header is kept beside the packet in the pool.
+    Tcp,
     /// ICMP echo request or reply over IPv4 (RFC 792).
     IcmpEcho,
     /// MAC control (EtherType 0x8808).
@@ -71,7 +73,8 @@ pub struct Packet {
     pub src: NodeId,
     /// Destination node.
     pub dst: NodeId,
-    /// Sequence number within its flow and direction, from 0.
+    /// Sequence number within its flow and direction, from 0 (for TCP, the segment's
+    /// sequence number: a byte offset from the initial sequence number).
     pub seq: u64,
     /// Frame length (destination address through FCS), bytes.
     pub frame_len: u32,
@@ -107,3 +110,12 @@ impl Packet {
 /// A handle to a packet held in the network's packet pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PacketRef(pub u32);
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_packet_descriptor_stays_small() {
+        // Packets are copied into and out of the pool once each; a TCP header (88 B) would
+        // more than double that, so it lives beside the packet (`PacketPool::insert_tcp`).
+        assert!(std::mem::size_of::<super::Packet>() <= 48, "{}", std::mem::size_of::<super::Packet>());
+    }
+}

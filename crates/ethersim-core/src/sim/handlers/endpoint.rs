@@ -6,7 +6,7 @@ use crate::ids::{EndpointId, NodeId};
 use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::sim::trace::{DropReason, TraceRecord};
-use crate::wire::{self, Packet, PacketKind, PacketRef, Role};
+use crate::wire::{self, Packet, PacketKind, PacketRef, Protocol, Role};
 
 impl Network {
     pub(in crate::sim) fn on_endpoint_wake(
@@ -31,6 +31,7 @@ impl Network {
             match e.poll(now, buffer_free) {
                 Next::Send => {
                     let out = e.take(now);
+                    let tcp = e.tcp_header().copied();
                     let flow_id = out.flow.unwrap_or(e.flow);
                     let flow = &mut self.flows[flow_id.index()];
                     let pkt = Packet {
@@ -41,7 +42,11 @@ impl Network {
                         src: host,
                         dst: flow.hosts[out.to.index()],
                         seq: out.seq,
-                        frame_len: wire::frame_len(out.protocol, u64::from(out.payload)) as u32,
+                        frame_len: wire::frame_len(
+                            out.protocol,
+                            u64::from(out.payload),
+                            tcp.map_or(0, |h| h.options_len()),
+                        ) as u32,
                         payload: out.payload,
                         created: now,
                         echo: out.echo,
@@ -49,7 +54,10 @@ impl Network {
                     flow.counters.dirs[out.to.index()].sent(&pkt);
                     flow.in_flight += 1;
                     self.in_flight += 1;
-                    let r = self.packets.insert(pkt);
+                    let r = match &tcp {
+                        Some(h) => self.packets.insert_tcp(pkt, h),
+                        None => self.packets.insert(pkt),
+                    };
                     self.host_send(sched, host, r);
                 }
                 Next::SleepUntil(t) => {
@@ -63,7 +71,11 @@ impl Network {
                     }
                     return;
                 }
-                Next::Idle => return,
+                Next::Idle => {
+                    // Nothing until a packet arrives: a pending wake-up would do nothing.
+                    e.timer.cancel();
+                    return;
+                }
                 Next::Finished => {
                     if !e.finished {
                         e.finished = true;
@@ -94,6 +106,7 @@ impl Network {
             self.lose(now, r, None, node, DropReason::Unroutable);
             return;
         }
+        let tcp = (self.packets.get(r).protocol == Protocol::Tcp).then(|| *self.packets.tcp(r));
         let pkt = self.packets.remove(r);
         debug_assert!(pkt.kind != PacketKind::Control, "control frames stop at the MAC");
         self.in_flight -= 1;
@@ -111,7 +124,7 @@ impl Network {
             kind: pkt.kind,
             frame_len: pkt.frame_len,
         });
-        self.endpoints[endpoint.index()].on_packet(now, &pkt);
+        self.endpoints[endpoint.index()].on_packet(now, &pkt, tcp.as_ref());
         self.drive_endpoint(sched, endpoint);
         self.check_complete(now, pkt.flow);
     }

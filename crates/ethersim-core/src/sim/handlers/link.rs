@@ -28,6 +28,13 @@ impl Network {
         if let Some((at, generation)) = arrived.next_event {
             sched.schedule_at(at, event(generation));
         }
+        if let Some(loss) = l.loss.as_deref_mut() {
+            if loss.loses(dir, self.packets.get(arrived.pkt)) {
+                let node = self.ports[receiver.index()].node;
+                self.lose(now, arrived.pkt, Some(receiver), node, DropReason::LinkLoss);
+                return;
+            }
+        }
         self.receive(sched, receiver, arrived.pkt);
     }
 

@@ -1,0 +1,299 @@
+//! Applications over TCP: a file transfer (a size → its completion time), a long-lived
+//! bulk flow (writes until its stop time; goodput over a measurement window), and the
+//! receiving application at the other end, which reads everything as it arrives.
+//!
+//! Each end holds one [`Connection`]. The sending end opens the connection at its start
+//! (the handshake counts in the completion time), writes into the send buffer as room
+//! appears, and closes after its last byte; the receiving end closes when the sender has
+//! closed and it has read everything. A segment that finds no free transmit buffer on
+//! its host waits for one (a blocking socket's qdisc), so nothing is lost at the sender.
+
+use serde_json::{Map, Value};
+
+use crate::time::SimTime;
+use crate::transport::tcp::{Connection, Plan, Segment, State, TcpConfig, TcpSeries};
+use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
+
+use super::{Next, Outgoing};
+
+/// What the sending application writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpWorkload {
+    /// A file of this many bytes, then close.
+    File {
+        /// Bytes to send.
+        size: u64,
+    },
+    /// As much as the connection takes until `stop` (forever without one), then close.
+    Bulk {
+        /// When the application stops writing and closes.
+        stop: Option<SimTime>,
+    },
+}
+
+/// The sending end of a TCP application.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    conn: Connection,
+    workload: TcpWorkload,
+    written: u64,
+    plan: Option<Plan>,
+    last: TcpHeader,
+}
+
+impl TcpSender {
+    /// A sender of `workload` over a connection with `cfg`.
+    pub fn new(cfg: TcpConfig, workload: TcpWorkload) -> Self {
+        TcpSender {
+            conn: Connection::connect(cfg),
+            workload,
+            written: 0,
+            plan: None,
+            last: TcpHeader::default(),
+        }
+    }
+
+    /// Keeps cwnd, ssthresh, SRTT, RTO and FlightSize series of at most `max_points` each.
+    pub fn record_series(&mut self, max_points: usize) {
+        self.conn.record_series(max_points);
+    }
+
+    /// The connection.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn feed(&mut self, now: SimTime) {
+        if !self.conn.is_established() || self.conn.is_closing() {
+            return;
+        }
+        match self.workload {
+            TcpWorkload::File { size } => {
+                let n = (size - self.written).min(self.conn.send_space());
+                self.conn.write(n);
+                self.written += n;
+                if self.written == size {
+                    self.conn.close();
+                }
+            }
+            TcpWorkload::Bulk { stop } => {
+                if stop.is_some_and(|s| now >= s) {
+                    self.conn.close();
+                } else {
+                    let n = self.conn.send_space();
+                    self.conn.write(n);
+                    self.written += n;
+                }
+            }
+        }
+    }
+
+    pub(super) fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
+        self.conn.on_timer(now);
+        self.feed(now);
+        if let Some(plan) = self.conn.plan(now) {
+            if buffer_free {
+                self.plan = Some(plan);
+                return Next::Send;
+            }
+            return Next::WaitForBuffer;
+        }
+        if matches!(self.conn.state(), State::TimeWait | State::Closed) {
+            return Next::Finished;
+        }
+        let stop = match self.workload {
+            TcpWorkload::Bulk { stop } if !self.conn.is_closing() => stop,
+            _ => None,
+        };
+        match [self.conn.poll_at(), stop].into_iter().flatten().min() {
+            Some(t) => Next::SleepUntil(t),
+            None => Next::Idle,
+        }
+    }
+
+    pub(super) fn take(&mut self, now: SimTime) -> Outgoing {
+        // poll answered Send only with a plan.
+        let plan = self.plan.take().expect("a planned segment");
+        let seg = self.conn.dispatch(now, plan);
+        self.last = seg.header;
+        outgoing(&seg, Role::Sink)
+    }
+
+    pub(super) fn last_header(&self) -> &TcpHeader {
+        &self.last
+    }
+
+    pub(super) fn on_packet(&mut self, now: SimTime, pkt: &Packet, tcp: Option<&TcpHeader>) {
+        if let Some(h) = tcp {
+            self.conn.on_segment(now, &segment_of(pkt, h));
+        }
+    }
+
+    pub(super) fn has_pending(&self) -> bool {
+        self.conn.has_unfinished_output()
+    }
+
+    pub(super) fn kind_name(&self) -> &'static str {
+        match self.workload {
+            TcpWorkload::File { .. } => "tcp_file",
+            TcpWorkload::Bulk { .. } => "tcp_bulk",
+        }
+    }
+
+    pub(super) fn series(&self) -> Option<&TcpSeries> {
+        self.conn.series()
+    }
+
+    pub(super) fn report(&self, out: &mut Map<String, Value>) {
+        let s = self.conn.stats();
+        out.insert("segments_sent".into(), s.data_segments_sent.into());
+        out.insert("retransmissions".into(), s.retransmissions.into());
+        out.insert("retransmitted_bytes".into(), s.retransmitted_bytes.into());
+        out.insert("timeouts".into(), s.timeouts.into());
+        out.insert("fast_retransmits".into(), s.fast_retransmits.into());
+        out.insert("partial_acks".into(), s.partial_acks.into());
+        out.insert("dup_acks".into(), s.dup_acks.into());
+        out.insert("window_probes".into(), s.window_probes.into());
+        out.insert("rtt_samples".into(), s.rtt_samples.into());
+        let srtt = self.conn.rtt().srtt().map(crate::time::Duration::as_secs_f64);
+        out.insert("srtt_s".into(), srtt.into());
+        out.insert("rto_s".into(), self.conn.rtt().rto().as_secs_f64().into());
+        out.insert("cwnd_bytes".into(), self.conn.cc_cwnd().into());
+        out.insert("mss".into(), self.conn.smss().into());
+        out.insert("sack".into(), self.conn.sack_enabled().into());
+        out.insert("tcp_state".into(), format!("{:?}", self.conn.state()).into());
+        out.insert("aborted".into(), self.conn.aborted().into());
+    }
+}
+
+/// The receiving application: reads everything as soon as it is in order.
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    conn: Connection,
+    flow_start: SimTime,
+    expected: Option<u64>,
+    completed_at: Option<SimTime>,
+    window: Option<(SimTime, SimTime)>,
+    window_bytes: u64,
+    plan: Option<Plan>,
+    last: TcpHeader,
+}
+
+impl TcpReceiver {
+    /// A receiver listening with `cfg`, for a flow that starts at `flow_start`; it
+    /// expects `expected` bytes (a file) and measures goodput over `window` if given.
+    pub fn new(
+        cfg: TcpConfig,
+        flow_start: SimTime,
+        expected: Option<u64>,
+        window: Option<(SimTime, SimTime)>,
+    ) -> Self {
+        TcpReceiver {
+            conn: Connection::listen(cfg),
+            flow_start,
+            expected,
+            completed_at: None,
+            window,
+            window_bytes: 0,
+            plan: None,
+            last: TcpHeader::default(),
+        }
+    }
+
+    /// The connection.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Bytes delivered to the application (in order, each once).
+    pub fn delivered(&self) -> u64 {
+        self.conn.read_total()
+    }
+
+    fn read(&mut self, now: SimTime) {
+        let n = self.conn.read(self.conn.readable());
+        if n > 0 {
+            if self.window.is_some_and(|(from, until)| now >= from && now < until) {
+                self.window_bytes += n;
+            }
+            if self.expected.is_some_and(|e| self.conn.read_total() >= e) {
+                self.completed_at.get_or_insert(now);
+            }
+        }
+        if self.conn.peer_closed() && !self.conn.is_closing() {
+            self.conn.close();
+        }
+    }
+
+    pub(super) fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
+        self.conn.on_timer(now);
+        self.read(now);
+        if let Some(plan) = self.conn.plan(now) {
+            if buffer_free {
+                self.plan = Some(plan);
+                return Next::Send;
+            }
+            return Next::WaitForBuffer;
+        }
+        match self.conn.poll_at() {
+            Some(t) => Next::SleepUntil(t),
+            None => Next::Idle,
+        }
+    }
+
+    pub(super) fn take(&mut self, now: SimTime) -> Outgoing {
+        // poll answered Send only with a plan.
+        let plan = self.plan.take().expect("a planned segment");
+        let seg = self.conn.dispatch(now, plan);
+        self.last = seg.header;
+        outgoing(&seg, Role::Source)
+    }
+
+    pub(super) fn last_header(&self) -> &TcpHeader {
+        &self.last
+    }
+
+    pub(super) fn on_packet(&mut self, now: SimTime, pkt: &Packet, tcp: Option<&TcpHeader>) {
+        if let Some(h) = tcp {
+            self.conn.on_segment(now, &segment_of(pkt, h));
+        }
+    }
+
+    pub(super) fn has_pending(&self) -> bool {
+        self.conn.has_unfinished_output()
+    }
+
+    pub(super) fn report(&self, out: &mut Map<String, Value>) {
+        out.insert("delivered_bytes".into(), self.delivered().into());
+        let transfer = self.completed_at.map(|t| t.saturating_since(self.flow_start).as_secs_f64());
+        out.insert("transfer_time_s".into(), transfer.into());
+        out.insert("receiver_acks".into(), self.conn.stats().acks_sent.into());
+        out.insert("out_of_order_segments".into(), self.conn.stats().out_of_order.into());
+        if let Some((from, until)) = self.window {
+            let span = until.saturating_since(from).as_secs_f64();
+            let bps = if span > 0.0 { self.window_bytes as f64 * 8.0 / span } else { 0.0 };
+            out.insert("window_goodput_bps".into(), bps.into());
+            out.insert("window_start_s".into(), from.as_secs_f64().into());
+            out.insert("window_end_s".into(), until.as_secs_f64().into());
+        }
+    }
+}
+
+fn segment_of(pkt: &Packet, header: &TcpHeader) -> Segment {
+    Segment { seq: pkt.seq, len: pkt.payload, header: *header }
+}
+
+/// A segment as a packet to the end `to`: payload-carrying segments are data, the rest
+/// (SYN, FIN, pure ACKs, probes, RST) count as acknowledgements.
+/// The header stays with the endpoint until the network asks for it.
+fn outgoing(seg: &Segment, to: Role) -> Outgoing {
+    Outgoing {
+        flow: None,
+        to,
+        kind: if seg.len > 0 { PacketKind::Data } else { PacketKind::Ack },
+        protocol: Protocol::Tcp,
+        payload: seg.len,
+        seq: seg.seq,
+        echo: SimTime::NEVER,
+    }
+}

@@ -1,0 +1,359 @@
+//! Conformance tests: two connection ends joined by a scripted wire (a fixed one-way
+//! delay, segments dropped on request), each rule checked against the clause that
+//! states it.
+
+use std::collections::VecDeque;
+
+use super::*;
+use crate::time::{Duration, SimTime};
+use crate::wire::TcpFlags;
+
+const MSS: u64 = 1000;
+
+fn cfg() -> TcpConfig {
+    TcpConfig { mss: MSS as u32, rto_min: Duration::from_ms(200), ..TcpConfig::default() }
+}
+
+/// What the client's state looked like after one input.
+#[derive(Clone, Copy, Debug)]
+struct Snap {
+    at: SimTime,
+    in_recovery: bool,
+    cwnd: u64,
+    ssthresh: u64,
+    flight: u64,
+    timeouts: u64,
+}
+
+/// A client sending `file` bytes to a server over a wire of one-way delay `delay`.
+struct Pair {
+    client: Connection,
+    server: Connection,
+    now: SimTime,
+    delay: Duration,
+    wire: VecDeque<(SimTime, bool, Segment)>,
+    /// Data segments from the client to drop, by their ordinal among data segments sent
+    /// (from 1), retransmissions included.
+    drop_data: Vec<u64>,
+    data_sent: u64,
+    /// Every segment sent: (instant, from client, segment, dropped).
+    log: Vec<(SimTime, bool, Segment, bool)>,
+    snaps: Vec<Snap>,
+    file: u64,
+    written: u64,
+    server_reads: bool,
+}
+
+impl Pair {
+    fn new(client: TcpConfig, server: TcpConfig, file: u64, delay: Duration) -> Self {
+        Pair {
+            client: Connection::connect(client),
+            server: Connection::listen(server),
+            now: SimTime::ZERO,
+            delay,
+            wire: VecDeque::new(),
+            drop_data: Vec::new(),
+            data_sent: 0,
+            log: Vec::new(),
+            snaps: Vec::new(),
+            file,
+            written: 0,
+            server_reads: true,
+        }
+    }
+
+    fn snap(&mut self) {
+        let c = &self.client;
+        self.snaps.push(Snap {
+            at: self.now,
+            in_recovery: c.in_recovery(),
+            cwnd: c.cc().cwnd(),
+            ssthresh: c.cc().ssthresh(),
+            flight: c.flight_size(),
+            timeouts: c.stats().timeouts,
+        });
+    }
+
+    fn emit(&mut self) {
+        for from_client in [true, false] {
+            let now = self.now;
+            if from_client {
+                if self.client.is_established() {
+                    let n = (self.file - self.written).min(self.client.send_space());
+                    self.client.write(n);
+                    self.written += n;
+                    if self.written == self.file && !self.client.is_closing() {
+                        self.client.close();
+                    }
+                }
+            } else if self.server_reads {
+                let n = self.server.readable();
+                self.server.read(n);
+                if self.server.peer_closed() && !self.server.is_closing() {
+                    self.server.close();
+                }
+            }
+            let end = if from_client { &mut self.client } else { &mut self.server };
+            end.on_timer(now);
+            while let Some(plan) = end.plan(now) {
+                let seg = end.dispatch(now, plan);
+                let mut dropped = false;
+                if from_client && seg.len > 0 {
+                    self.data_sent += 1;
+                    if let Some(i) = self.drop_data.iter().position(|&n| n == self.data_sent) {
+                        self.drop_data.remove(i);
+                        dropped = true;
+                    }
+                }
+                self.log.push((now, from_client, seg, dropped));
+                if !dropped {
+                    self.wire.push_back((now + self.delay, from_client, seg));
+                }
+            }
+        }
+    }
+
+    /// Runs until nothing is left to do or `until`.
+    fn run(&mut self, until: SimTime) {
+        loop {
+            self.emit();
+            self.snap();
+            let next_wire = self.wire.iter().map(|w| w.0).min();
+            let next_timer = [self.client.poll_at(), self.server.poll_at()].into_iter().flatten().min();
+            let Some(next) = [next_wire, next_timer].into_iter().flatten().min() else { return };
+            if next > until {
+                return;
+            }
+            self.now = next;
+            // Deliver, in order, everything arriving now.
+            while let Some(i) = self.wire.iter().position(|w| w.0 <= self.now) {
+                let (_, to_server, seg) = self.wire.remove(i).expect("present");
+                if to_server {
+                    self.server.on_segment(self.now, &seg);
+                } else {
+                    self.client.on_segment(self.now, &seg);
+                }
+                self.snap();
+                self.emit();
+                self.snap();
+            }
+        }
+    }
+
+    fn client_data(&self) -> impl Iterator<Item = &(SimTime, bool, Segment, bool)> {
+        self.log.iter().filter(|l| l.1 && l.2.len > 0)
+    }
+}
+
+fn ms(v: u64) -> Duration {
+    Duration::from_ms(v)
+}
+
+#[test]
+fn a_transfer_opens_with_three_segments_and_closes_both_ways() {
+    let mut p = Pair::new(cfg(), cfg(), 10_000, ms(10));
+    p.run(SimTime::END);
+    // RFC 9293 3.5: SYN, SYN-ACK, ACK (here the ACK rides on the first data).
+    let first: Vec<_> = p.log.iter().take(2).map(|l| (l.1, l.2.header.flags)).collect();
+    assert_eq!(first, vec![(true, TcpFlags::SYN), (false, TcpFlags::SYN.with(TcpFlags::ACK))]);
+    assert_eq!(p.log[2].2.header.ack, 1);
+    assert!(p.log[2].2.header.flags.has(TcpFlags::ACK));
+    assert_eq!(p.server.read_total(), 10_000);
+    assert_eq!((p.client.state(), p.server.state()), (State::TimeWait, State::Closed));
+    assert!(!p.client.has_unfinished_output() && !p.server.has_unfinished_output());
+    assert_eq!(p.client.stats().retransmissions, 0);
+    // The handshake measured the RTT: 20 ms.
+    assert_eq!(p.client.rtt().srtt().map(|d| d.0 / 1_000_000_000), Some(20));
+}
+
+#[test]
+fn the_handshake_negotiates_mss_and_window_scaling() {
+    let small = TcpConfig { mss: 536, receive_buffer: 1 << 20, ..cfg() };
+    let mut p = Pair::new(cfg(), small, 50_000, ms(1));
+    p.run(SimTime::END);
+    assert_eq!(p.client.smss(), 536, "the smaller MSS wins (RFC 9293 3.7.1)");
+    let syn_ack = p.log[1].2.header;
+    assert_eq!(syn_ack.window_shift, Some(5), "1 MiB needs a shift of 5");
+    assert_eq!(syn_ack.window, 0xffff, "a SYN's window is never scaled (RFC 7323 2.2)");
+    let max_wnd = p
+        .log
+        .iter()
+        .filter(|l| !l.1 && !l.2.header.flags.has(TcpFlags::SYN))
+        .map(|l| u64::from(l.2.header.window) << 5)
+        .max();
+    assert!(max_wnd.unwrap() > 1_000_000, "windows above 64 KiB are offered: {max_wnd:?}");
+    assert!(p.client_data().all(|l| l.2.len <= 536));
+    let unscaled = TcpConfig { window_scaling: false, ..cfg() };
+    let mut q = Pair::new(cfg(), unscaled, 1000, ms(1));
+    q.run(SimTime::END);
+    assert_eq!(q.log[1].2.header.window_shift, None, "no scaling unless both offer it");
+    assert_eq!(q.log[0].2.header.window_shift, Some(7));
+}
+
+#[test]
+fn one_loss_is_repaired_by_fast_retransmit_without_a_timeout() {
+    let mut p = Pair::new(cfg(), cfg(), 100_000, ms(10));
+    p.drop_data = vec![20];
+    p.run(SimTime::END);
+    let s = p.client.stats();
+    assert_eq!((s.fast_retransmits, s.timeouts, s.retransmissions), (1, 0, 1));
+    assert!(s.dup_acks >= 3);
+    // RFC 5681 3.2: ssthresh = max(FlightSize/2, 2·SMSS) on entry; cwnd = ssthresh + 3·SMSS.
+    let i = p.snaps.iter().position(|s| s.in_recovery).expect("recovery entered");
+    let (before, entry) = (p.snaps[i - 1], p.snaps[i]);
+    assert_eq!(entry.ssthresh, (before.flight / 2).max(2 * MSS));
+    // The retransmission went out at once, at the first unacknowledged byte.
+    let lost = p.client_data().find(|l| l.3).expect("a drop").2.seq;
+    let again: Vec<_> = p.client_data().filter(|l| l.2.seq == lost).collect();
+    assert_eq!(again.len(), 2);
+    assert_eq!(again[1].0, entry.at, "fast retransmit on the third duplicate ACK");
+    // RFC 6582 3.2 step 3 (option 1): on the full ACK, cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+    let j = i + p.snaps[i..].iter().position(|s| !s.in_recovery).expect("recovery ended");
+    let exit = p.snaps[j];
+    assert_eq!(exit.cwnd, entry.ssthresh.min(exit.flight.max(MSS) + MSS));
+    assert_eq!(p.server.read_total(), 100_000);
+}
+
+#[test]
+fn several_losses_in_one_window_take_one_retransmission_per_partial_ack() {
+    let mut p = Pair::new(cfg(), cfg(), 200_000, ms(10));
+    p.drop_data = vec![30, 33, 36];
+    p.run(SimTime::END);
+    let s = p.client.stats();
+    assert_eq!(s.fast_retransmits, 1, "one recovery for the window (RFC 6582)");
+    assert_eq!(s.timeouts, 0);
+    assert_eq!(s.partial_acks, 2, "each of the later holes is revealed by a partial ACK");
+    assert_eq!(s.retransmissions, 3, "one retransmission per loss");
+    // Each retransmission after the first follows a partial ACK by no time at all.
+    let lost: Vec<u64> = p.client_data().filter(|l| l.3).map(|l| l.2.seq).collect();
+    for seq in &lost {
+        assert_eq!(p.client_data().filter(|l| l.2.seq == *seq).count(), 2, "seq {seq} resent once");
+    }
+    assert_eq!(p.server.read_total(), 200_000);
+}
+
+#[test]
+fn a_timeout_sets_the_loss_window_and_backs_off_under_karns_rule() {
+    // Lose the last segment and its first retransmission: no duplicate ACKs can come.
+    let mut p = Pair::new(cfg(), cfg(), 10_000, ms(10));
+    p.drop_data = vec![10, 11];
+    p.run(SimTime::END);
+    let s = *p.client.stats();
+    assert_eq!((s.timeouts, s.fast_retransmits), (2, 0));
+    let t: Vec<_> =
+        p.snaps.windows(2).filter(|w| w[1].timeouts > w[0].timeouts).map(|w| (w[0], w[1])).collect();
+    let (before, after) = t[0];
+    // RFC 5681 3.1 (4): ssthresh = max(FlightSize/2, 2·SMSS); cwnd = LW = 1 SMSS.
+    assert_eq!(after.ssthresh, (before.flight / 2).max(2 * MSS));
+    assert_eq!(after.cwnd, MSS);
+    // The second expiry of the same segment holds ssthresh and doubles the timeout.
+    let (_, after2) = t[1];
+    assert_eq!(after2.ssthresh, after.ssthresh);
+    let sends: Vec<SimTime> = p.client_data().filter(|l| l.2.seq == 9001).map(|l| l.0).collect();
+    assert_eq!(sends.len(), 3);
+    let (gap1, gap2) = (sends[1] - sends[0], sends[2] - sends[1]);
+    let base = p.client.rtt().base_rto();
+    assert!(gap1 >= base, "the first expiry comes an RTO after the timer's last restart");
+    assert_eq!(gap2.0, 2 * base.0, "RFC 6298 5.5: the RTO doubles");
+    // Karn: the ACK of the retransmission gives no sample; only the handshake and the
+    // first flights were timed.
+    assert_eq!(p.server.read_total(), 10_000);
+    assert!(p.client.rtt().backoff() > 0, "no valid sample since the back-off");
+}
+
+#[test]
+fn delayed_acks_go_every_second_full_segment_or_at_the_timeout() {
+    let mut p = Pair::new(cfg(), cfg(), 1500, ms(10));
+    p.run(SimTime::END);
+    // One full segment then 500 B: the first is acknowledged only at the timeout unless
+    // a second arrives; here both arrive together, so one ACK covers both at once.
+    let server_acks: Vec<_> = p.log.iter().filter(|l| !l.1 && l.2.len == 0).collect();
+    assert!(!server_acks.is_empty());
+    // A single full segment waits for the 200 ms timer (RFC 5681 4.2, RFC 1122 4.2.3.2).
+    let mut c = Connection::listen(cfg());
+    let syn = Segment {
+        seq: 0,
+        len: 0,
+        header: crate::wire::TcpHeader {
+            flags: TcpFlags::SYN,
+            mss: 1000,
+            window: 65535,
+            ..Default::default()
+        },
+    };
+    c.on_segment(SimTime::ZERO, &syn);
+    let sa = c.plan(SimTime::ZERO).unwrap();
+    c.dispatch(SimTime::ZERO, sa);
+    let ack = |seq: u64, len: u32| Segment {
+        seq,
+        len,
+        header: crate::wire::TcpHeader { flags: TcpFlags::ACK, ack: 1, window: 65535, ..Default::default() },
+    };
+    c.on_segment(SimTime(10), &ack(1, 0));
+    assert_eq!(c.state(), State::Established);
+    c.on_segment(SimTime(20), &ack(1, 1000));
+    assert_eq!(c.plan(SimTime(20)), None, "the first full segment is not acknowledged at once");
+    assert_eq!(c.delayed_ack_deadline(), Some(SimTime(20) + ms(200)));
+    c.on_segment(SimTime(30), &ack(1001, 1000));
+    assert_eq!(c.plan(SimTime(30)), Some(Plan::Ack), "the second is");
+    let a = c.dispatch(SimTime(30), Plan::Ack);
+    assert_eq!(a.header.ack, 2001);
+    c.on_segment(SimTime(40), &ack(2001, 1000));
+    c.on_timer(SimTime(40) + ms(200));
+    assert_eq!(c.plan(SimTime(40) + ms(200)), Some(Plan::Ack), "the timer sends it");
+    c.dispatch(SimTime(40) + ms(200), Plan::Ack);
+    // Out of order: an immediate duplicate ACK.
+    c.on_segment(SimTime(50) + ms(200), &ack(4001, 1000));
+    assert_eq!(c.plan(SimTime(50) + ms(200)), Some(Plan::Ack));
+    assert_eq!(c.dispatch(SimTime(50) + ms(200), Plan::Ack).header.ack, 3001);
+}
+
+#[test]
+fn the_receive_window_limits_the_sender_and_a_zero_window_is_probed() {
+    let small = TcpConfig { receive_buffer: 4 * MSS, window_scaling: false, ..cfg() };
+    let mut p = Pair::new(cfg(), small, 20_000, ms(10));
+    p.server_reads = false;
+    p.run(SimTime::ZERO + ms(500));
+    // The sender stops at the 4000 B the receiver offers.
+    let sent: u64 = p.client_data().map(|l| u64::from(l.2.len)).sum();
+    assert_eq!(sent, 4 * MSS);
+    assert_eq!(p.client.snd_wnd(), 0);
+    // RFC 9293 3.8.6.1: the persist timer probes the zero window.
+    assert!(p.client.stats().window_probes >= 1);
+    assert!(p.client.persist_deadline().is_some());
+    assert_eq!(p.client.stats().timeouts, 0, "a zero window is not a loss");
+    // The application reads: the window reopens and the transfer completes.
+    p.server_reads = true;
+    p.run(SimTime::END);
+    assert_eq!(p.server.read_total(), 20_000);
+    assert_eq!(p.client.state(), State::TimeWait);
+}
+
+#[test]
+fn with_sack_several_losses_recover_without_a_timeout_and_resend_only_the_holes() {
+    let sack = TcpConfig { sack: true, ..cfg() };
+    let mut p = Pair::new(sack, sack, 200_000, ms(10));
+    p.drop_data = vec![30, 33, 36, 39];
+    p.run(SimTime::END);
+    assert!(p.client.sack_enabled());
+    let s = p.client.stats();
+    assert_eq!((s.fast_retransmits, s.timeouts), (1, 0));
+    assert_eq!(s.retransmissions, 4, "only the lost segments are resent");
+    assert_eq!(p.server.read_total(), 200_000);
+    // The receiver reported the holes: some ACK carried SACK blocks.
+    assert!(p.log.iter().any(|l| !l.1 && l.2.header.sack_len > 0));
+}
+
+#[test]
+fn a_lost_syn_is_retransmitted_after_the_initial_timeout() {
+    let mut p = Pair::new(cfg(), cfg(), 1000, ms(10));
+    // Drop the first SYN by dropping everything until 1 ms, via the wire.
+    p.emit();
+    p.wire.clear();
+    p.run(SimTime::END);
+    let syns: Vec<SimTime> =
+        p.log.iter().filter(|l| l.1 && l.2.header.flags.has(TcpFlags::SYN)).map(|l| l.0).collect();
+    assert_eq!(syns.len(), 2, "{syns:?}");
+    assert_eq!(syns[1], SimTime::ZERO + Duration::from_secs(1), "RFC 6298 2.1: initial RTO of 1 s");
+    assert_eq!(p.server.read_total(), 1000);
+}
