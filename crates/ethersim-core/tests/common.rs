@@ -44,3 +44,41 @@ to = "b"
 "#
     )
 }
+
+/// Host `a` → switch → host `b`; the first link at `rate_a`, the second at `rate_b`,
+/// each with one-way `delay`; the switch port towards `b` holds `buffer_frames` frames.
+pub fn host_switch_host(
+    rate_a: &str,
+    rate_b: &str,
+    delay: &str,
+    buffer_frames: u32,
+    app: &str,
+    extra: &str,
+) -> String {
+    format!(
+        r#"
+seed = 1
+{extra}
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "s"
+port_buffer = {{ frames = {buffer_frames} }}
+[[links]]
+between = ["a", "s"]
+rate = "{rate_a}"
+delay = "{delay}"
+[[links]]
+between = ["s", "b"]
+rate = "{rate_b}"
+delay = "{delay}"
+[[apps]]
+name = "t"
+from = "a"
+to = "b"
+{app}
+"#
+    )
+}

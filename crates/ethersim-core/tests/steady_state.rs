@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::simulation;
+use common::{host_switch_host, simulation};
 use ethersim_core::time::{Duration, SimTime};
 
 /// A long transfer through a switch plus Poisson cross traffic that overflows a
@@ -103,31 +103,8 @@ fn running_in_slices_changes_nothing_and_stops_at_each_slice() {
 #[test]
 fn tcp_steady_state_runs_without_allocating() {
     for sack in [false, true] {
-        let text = format!(
-            r#"
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[switches]]
-name = "s"
-port_buffer = {{ frames = 40 }}
-[[links]]
-between = ["a", "s"]
-rate = "1 Gb/s"
-delay = "100 us"
-[[links]]
-between = ["s", "b"]
-rate = "100 Mb/s"
-delay = "100 us"
-[[apps]]
-kind = "tcp_bulk"
-from = "a"
-to = "b"
-stop = "20 s"
-tcp = {{ sack = {sack} }}
-"#
-        );
+        let app = format!("kind = \"tcp_bulk\"\nstop = \"20 s\"\ntcp = {{ sack = {sack} }}");
+        let text = host_switch_host("1 Gb/s", "100 Mb/s", "100 us", 40, &app, "");
         let mut sim = simulation(&text);
         sim.run_until(SimTime::ZERO + Duration::from_secs(2));
         let events_before = sim.scheduler().events_executed();

@@ -4,42 +4,11 @@
 
 mod common;
 
-use common::simulation_until;
+use common::{host_switch_host as path, simulation_until};
 use ethersim_core::app::EndpointKind;
 use ethersim_core::run::run_text;
 use ethersim_core::time::{Duration, SimTime};
 use ethersim_core::transport::tcp::CongestionControl;
-
-/// Host `a` → switch → host `b`; the first link at `rate_a`, the second at `rate_b`,
-/// each with one-way `delay`; the switch port towards `b` holds `buffer_frames` frames.
-fn path(rate_a: &str, rate_b: &str, delay: &str, buffer_frames: u32, app: &str, extra: &str) -> String {
-    format!(
-        r#"
-seed = 1
-{extra}
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[switches]]
-name = "s"
-port_buffer = {{ frames = {buffer_frames} }}
-[[links]]
-between = ["a", "s"]
-rate = "{rate_a}"
-delay = "{delay}"
-[[links]]
-between = ["s", "b"]
-rate = "{rate_b}"
-delay = "{delay}"
-[[apps]]
-name = "t"
-from = "a"
-to = "b"
-{app}
-"#
-    )
-}
 
 fn flow(report: &ethersim_core::RunReport) -> &serde_json::Map<String, serde_json::Value> {
     let v = serde_json::to_value(&report.summary).unwrap();

@@ -31,57 +31,105 @@ pub enum TcpWorkload {
     },
 }
 
+/// A connection as an endpoint drives it, the same at both ends: the end of the flow
+/// its segments go to, the segment planned at the last poll, and the header of the
+/// segment last taken (headers travel beside packets, so the network asks for it after
+/// `take`).
+#[derive(Clone, Debug)]
+pub(super) struct Socket {
+    conn: Connection,
+    to: Role,
+    plan: Option<Plan>,
+    last: TcpHeader,
+}
+
+impl Socket {
+    fn new(conn: Connection, to: Role) -> Self {
+        Socket { conn, to, plan: None, last: TcpHeader::default() }
+    }
+
+    /// `Send` or `WaitForBuffer` if the connection has a segment to send now.
+    fn poll_send(&mut self, now: SimTime, buffer_free: bool) -> Option<Next> {
+        let plan = self.conn.plan(now)?;
+        if buffer_free {
+            self.plan = Some(plan);
+            Some(Next::Send)
+        } else {
+            Some(Next::WaitForBuffer)
+        }
+    }
+
+    /// The segment planned at the last poll, as a packet.
+    pub(super) fn take(&mut self, now: SimTime) -> Outgoing {
+        // The endpoint answered Send only with a plan.
+        let plan = self.plan.take().expect("a planned segment");
+        let seg = self.conn.dispatch(now, plan);
+        self.last = seg.header;
+        outgoing(&seg, self.to)
+    }
+
+    /// The header of the segment last taken.
+    pub(super) fn last_header(&self) -> &TcpHeader {
+        &self.last
+    }
+
+    /// A segment arrived (`tcp`: its header; anything else is ignored).
+    pub(super) fn on_packet(&mut self, now: SimTime, pkt: &Packet, tcp: Option<&TcpHeader>) {
+        if let Some(h) = tcp {
+            self.conn.on_segment(now, &Segment { seq: pkt.seq, len: pkt.payload, header: *h });
+        }
+    }
+
+    /// Whether the connection holds work the network has not seen.
+    pub(super) fn has_pending(&self) -> bool {
+        self.conn.has_unfinished_output()
+    }
+}
+
 /// The sending end of a TCP application.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
-    conn: Connection,
+    socket: Socket,
     workload: TcpWorkload,
     written: u64,
-    plan: Option<Plan>,
-    last: TcpHeader,
 }
 
 impl TcpSender {
     /// A sender of `workload` over a connection with `cfg`.
     pub fn new(cfg: TcpConfig, workload: TcpWorkload) -> Self {
-        TcpSender {
-            conn: Connection::connect(cfg),
-            workload,
-            written: 0,
-            plan: None,
-            last: TcpHeader::default(),
-        }
+        TcpSender { socket: Socket::new(Connection::connect(cfg), Role::Sink), workload, written: 0 }
     }
 
     /// Keeps cwnd, ssthresh, SRTT, RTO and FlightSize series of at most `max_points` each.
     pub fn record_series(&mut self, max_points: usize) {
-        self.conn.record_series(max_points);
+        self.socket.conn.record_series(max_points);
     }
 
     /// The connection.
     pub fn connection(&self) -> &Connection {
-        &self.conn
+        &self.socket.conn
     }
 
     fn feed(&mut self, now: SimTime) {
-        if !self.conn.is_established() || self.conn.is_closing() {
+        let conn = &mut self.socket.conn;
+        if !conn.is_established() || conn.is_closing() {
             return;
         }
         match self.workload {
             TcpWorkload::File { size } => {
-                let n = (size - self.written).min(self.conn.send_space());
-                self.conn.write(n);
+                let n = (size - self.written).min(conn.send_space());
+                conn.write(n);
                 self.written += n;
                 if self.written == size {
-                    self.conn.close();
+                    conn.close();
                 }
             }
             TcpWorkload::Bulk { stop } => {
                 if stop.is_some_and(|s| now >= s) {
-                    self.conn.close();
+                    conn.close();
                 } else {
-                    let n = self.conn.send_space();
-                    self.conn.write(n);
+                    let n = conn.send_space();
+                    conn.write(n);
                     self.written += n;
                 }
             }
@@ -89,48 +137,31 @@ impl TcpSender {
     }
 
     pub(super) fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
-        self.conn.on_timer(now);
+        self.socket.conn.on_timer(now);
         self.feed(now);
-        if let Some(plan) = self.conn.plan(now) {
-            if buffer_free {
-                self.plan = Some(plan);
-                return Next::Send;
-            }
-            return Next::WaitForBuffer;
+        if let Some(next) = self.socket.poll_send(now, buffer_free) {
+            return next;
         }
-        if matches!(self.conn.state(), State::TimeWait | State::Closed) {
+        let conn = &self.socket.conn;
+        if matches!(conn.state(), State::TimeWait | State::Closed) {
             return Next::Finished;
         }
         let stop = match self.workload {
-            TcpWorkload::Bulk { stop } if !self.conn.is_closing() => stop,
+            TcpWorkload::Bulk { stop } if !conn.is_closing() => stop,
             _ => None,
         };
-        match [self.conn.poll_at(), stop].into_iter().flatten().min() {
+        match [conn.poll_at(), stop].into_iter().flatten().min() {
             Some(t) => Next::SleepUntil(t),
             None => Next::Idle,
         }
     }
 
-    pub(super) fn take(&mut self, now: SimTime) -> Outgoing {
-        // poll answered Send only with a plan.
-        let plan = self.plan.take().expect("a planned segment");
-        let seg = self.conn.dispatch(now, plan);
-        self.last = seg.header;
-        outgoing(&seg, Role::Sink)
+    pub(super) fn socket_mut(&mut self) -> &mut Socket {
+        &mut self.socket
     }
 
-    pub(super) fn last_header(&self) -> &TcpHeader {
-        &self.last
-    }
-
-    pub(super) fn on_packet(&mut self, now: SimTime, pkt: &Packet, tcp: Option<&TcpHeader>) {
-        if let Some(h) = tcp {
-            self.conn.on_segment(now, &segment_of(pkt, h));
-        }
-    }
-
-    pub(super) fn has_pending(&self) -> bool {
-        self.conn.has_unfinished_output()
+    pub(super) fn socket(&self) -> &Socket {
+        &self.socket
     }
 
     pub(super) fn kind_name(&self) -> &'static str {
@@ -141,11 +172,12 @@ impl TcpSender {
     }
 
     pub(super) fn series(&self) -> Option<&TcpSeries> {
-        self.conn.series()
+        self.socket.conn.series()
     }
 
     pub(super) fn report(&self, out: &mut Map<String, Value>) {
-        let s = self.conn.stats();
+        let conn = &self.socket.conn;
+        let s = conn.stats();
         out.insert("segments_sent".into(), s.data_segments_sent.into());
         out.insert("retransmissions".into(), s.retransmissions.into());
         out.insert("retransmitted_bytes".into(), s.retransmitted_bytes.into());
@@ -155,28 +187,26 @@ impl TcpSender {
         out.insert("dup_acks".into(), s.dup_acks.into());
         out.insert("window_probes".into(), s.window_probes.into());
         out.insert("rtt_samples".into(), s.rtt_samples.into());
-        let srtt = self.conn.rtt().srtt().map(crate::time::Duration::as_secs_f64);
+        let srtt = conn.rtt().srtt().map(crate::time::Duration::as_secs_f64);
         out.insert("srtt_s".into(), srtt.into());
-        out.insert("rto_s".into(), self.conn.rtt().rto().as_secs_f64().into());
-        out.insert("cwnd_bytes".into(), self.conn.cc_cwnd().into());
-        out.insert("mss".into(), self.conn.smss().into());
-        out.insert("sack".into(), self.conn.sack_enabled().into());
-        out.insert("tcp_state".into(), format!("{:?}", self.conn.state()).into());
-        out.insert("aborted".into(), self.conn.aborted().into());
+        out.insert("rto_s".into(), conn.rtt().rto().as_secs_f64().into());
+        out.insert("cwnd_bytes".into(), conn.cc_cwnd().into());
+        out.insert("mss".into(), conn.smss().into());
+        out.insert("sack".into(), conn.sack_enabled().into());
+        out.insert("tcp_state".into(), format!("{:?}", conn.state()).into());
+        out.insert("aborted".into(), conn.aborted().into());
     }
 }
 
 /// The receiving application: reads everything as soon as it is in order.
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
-    conn: Connection,
+    socket: Socket,
     flow_start: SimTime,
     expected: Option<u64>,
     completed_at: Option<SimTime>,
     window: Option<(SimTime, SimTime)>,
     window_bytes: u64,
-    plan: Option<Plan>,
-    last: TcpHeader,
 }
 
 impl TcpReceiver {
@@ -189,86 +219,68 @@ impl TcpReceiver {
         window: Option<(SimTime, SimTime)>,
     ) -> Self {
         TcpReceiver {
-            conn: Connection::listen(cfg),
+            socket: Socket::new(Connection::listen(cfg), Role::Source),
             flow_start,
             expected,
             completed_at: None,
             window,
             window_bytes: 0,
-            plan: None,
-            last: TcpHeader::default(),
         }
     }
 
     /// The connection.
     pub fn connection(&self) -> &Connection {
-        &self.conn
+        &self.socket.conn
     }
 
     /// Bytes delivered to the application (in order, each once).
     pub fn delivered(&self) -> u64 {
-        self.conn.read_total()
+        self.socket.conn.read_total()
     }
 
     fn read(&mut self, now: SimTime) {
-        let n = self.conn.read(self.conn.readable());
+        let conn = &mut self.socket.conn;
+        let n = conn.read(conn.readable());
         if n > 0 {
             if self.window.is_some_and(|(from, until)| now >= from && now < until) {
                 self.window_bytes += n;
             }
-            if self.expected.is_some_and(|e| self.conn.read_total() >= e) {
+            if self.expected.is_some_and(|e| conn.read_total() >= e) {
                 self.completed_at.get_or_insert(now);
             }
         }
-        if self.conn.peer_closed() && !self.conn.is_closing() {
-            self.conn.close();
+        if conn.peer_closed() && !conn.is_closing() {
+            conn.close();
         }
     }
 
     pub(super) fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
-        self.conn.on_timer(now);
+        self.socket.conn.on_timer(now);
         self.read(now);
-        if let Some(plan) = self.conn.plan(now) {
-            if buffer_free {
-                self.plan = Some(plan);
-                return Next::Send;
-            }
-            return Next::WaitForBuffer;
+        if let Some(next) = self.socket.poll_send(now, buffer_free) {
+            return next;
         }
-        match self.conn.poll_at() {
+        match self.socket.conn.poll_at() {
             Some(t) => Next::SleepUntil(t),
             None => Next::Idle,
         }
     }
 
-    pub(super) fn take(&mut self, now: SimTime) -> Outgoing {
-        // poll answered Send only with a plan.
-        let plan = self.plan.take().expect("a planned segment");
-        let seg = self.conn.dispatch(now, plan);
-        self.last = seg.header;
-        outgoing(&seg, Role::Source)
+    pub(super) fn socket_mut(&mut self) -> &mut Socket {
+        &mut self.socket
     }
 
-    pub(super) fn last_header(&self) -> &TcpHeader {
-        &self.last
-    }
-
-    pub(super) fn on_packet(&mut self, now: SimTime, pkt: &Packet, tcp: Option<&TcpHeader>) {
-        if let Some(h) = tcp {
-            self.conn.on_segment(now, &segment_of(pkt, h));
-        }
-    }
-
-    pub(super) fn has_pending(&self) -> bool {
-        self.conn.has_unfinished_output()
+    pub(super) fn socket(&self) -> &Socket {
+        &self.socket
     }
 
     pub(super) fn report(&self, out: &mut Map<String, Value>) {
+        let stats = self.socket.conn.stats();
         out.insert("delivered_bytes".into(), self.delivered().into());
         let transfer = self.completed_at.map(|t| t.saturating_since(self.flow_start).as_secs_f64());
         out.insert("transfer_time_s".into(), transfer.into());
-        out.insert("receiver_acks".into(), self.conn.stats().acks_sent.into());
-        out.insert("out_of_order_segments".into(), self.conn.stats().out_of_order.into());
+        out.insert("receiver_acks".into(), stats.acks_sent.into());
+        out.insert("out_of_order_segments".into(), stats.out_of_order.into());
         if let Some((from, until)) = self.window {
             let span = until.saturating_since(from).as_secs_f64();
             let bps = if span > 0.0 { self.window_bytes as f64 * 8.0 / span } else { 0.0 };
@@ -277,10 +289,6 @@ impl TcpReceiver {
             out.insert("window_end_s".into(), until.as_secs_f64().into());
         }
     }
-}
-
-fn segment_of(pkt: &Packet, header: &TcpHeader) -> Segment {
-    Segment { seq: pkt.seq, len: pkt.payload, header: *header }
 }
 
 /// A segment as a packet to the end `to`: payload-carrying segments are data, the rest
