@@ -246,6 +246,12 @@ CASES = [
         ["apps[0].tcp.cubic", "unknown field"],
     ),
     (
+        "TCP zero read rate",
+        TCP,
+        ["--set", "apps[0].read_rate=0 b/s"],
+        ["apps[0].read_rate", "greater than 0 b/s"],
+    ),
+    (
         "TCP bulk flow that never stops",
         BULK,
         [],

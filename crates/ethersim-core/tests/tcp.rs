@@ -207,3 +207,44 @@ fn tcp_runs_are_deterministic() {
     let other = serde_json::to_string(&run_text(&text, &[], Some(2)).unwrap().summary).unwrap();
     assert_ne!(a, other, "another seed draws other losses");
 }
+
+#[test]
+fn a_slow_reader_closes_the_window_and_sets_the_pace() {
+    // The receiving application reads 10 Mb/s; its 64 KiB buffer fills, the window
+    // closes, and each segment's worth it reads reopens it: goodput is the read rate.
+    let app = "kind = \"tcp_bulk\"\nstop = \"10 s\"\nmeasure_from = \"2 s\"\nread_rate = \"10 Mb/s\"\n\
+               tcp = { receive_buffer = \"64 KiB\" }";
+    let report = run_text(&path("1 Gb/s", "1 Gb/s", "1 ms", 1000, app, ""), &[], None).unwrap();
+    let f = flow(&report);
+    let goodput = num(f, "window_goodput_bps");
+    assert!((goodput / 10e6 - 1.0).abs() < 0.002, "{goodput}");
+    assert_eq!((count(f, "retransmissions"), count(f, "timeouts")), (0, 0));
+    // Without the limit the same path runs near the line rate.
+    let fast = run_text(
+        &path("1 Gb/s", "1 Gb/s", "1 ms", 1000, &app.replace("read_rate = \"10 Mb/s\"\n", ""), ""),
+        &[],
+        None,
+    )
+    .unwrap();
+    assert!(num(flow(&fast), "window_goodput_bps") > 100e6);
+}
+
+#[test]
+fn a_stalled_reader_is_probed_by_the_persist_timer_and_never_starved() {
+    // A reader of 20 kb/s takes 0.58 s per segment's worth: the sender sees the window
+    // close with nothing outstanding, and its persist timer probes it (RFC 9293
+    // 3.8.6.1) until the receiver announces a segment's worth of room. The reader never
+    // runs dry, so the file takes size / read rate.
+    let app = "kind = \"tcp_file\"\nsize = \"50 kB\"\nread_rate = \"20 kb/s\"\n\
+               tcp = { receive_buffer = \"8 KiB\", rto_min = \"200 ms\", delayed_ack_timeout = \"40 ms\" }";
+    let report = run_text(&path("1 Gb/s", "1 Gb/s", "1 ms", 1000, app, ""), &[], None).unwrap();
+    let f = flow(&report);
+    assert!(count(f, "window_probes") >= 1, "{f:?}");
+    assert_eq!((count(f, "timeouts"), count(f, "retransmissions")), (0, 0));
+    assert_eq!(count(f, "delivered_bytes"), 50_000);
+    let expected = 50_000.0 * 8.0 / 20e3;
+    let transfer = num(f, "transfer_time_s");
+    // The reader starts when the first segment arrives (a handshake and a one-way trip
+    // after the start: about 6 ms).
+    assert!((transfer - expected).abs() < 0.01, "{transfer} s vs {expected} s");
+}

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::time::SimTime;
+use crate::time::{BitRate, Bytes, SimTime};
 use crate::transport::tcp::{Connection, Plan, Segment, State, TcpConfig, TcpSeries};
 use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
 
@@ -198,7 +198,8 @@ impl TcpSender {
     }
 }
 
-/// The receiving application: reads everything as soon as it is in order.
+/// The receiving application: reads everything as soon as it is in order, or at most at
+/// a set rate (a slow reader, whose full buffer closes the window).
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
     socket: Socket,
@@ -207,16 +208,23 @@ pub struct TcpReceiver {
     completed_at: Option<SimTime>,
     window: Option<(SimTime, SimTime)>,
     window_bytes: u64,
+    read_rate: Option<BitRate>,
+    /// While data waits for a rate-limited reader: since when it has been reading without
+    /// a pause, and how much it has read since (an idle reader banks no credit).
+    reading_since: Option<SimTime>,
+    read_since: u64,
 }
 
 impl TcpReceiver {
     /// A receiver listening with `cfg`, for a flow that starts at `flow_start`; it
-    /// expects `expected` bytes (a file) and measures goodput over `window` if given.
+    /// expects `expected` bytes (a file), measures goodput over `window` if given, and
+    /// reads at most at `read_rate` if given.
     pub fn new(
         cfg: TcpConfig,
         flow_start: SimTime,
         expected: Option<u64>,
         window: Option<(SimTime, SimTime)>,
+        read_rate: Option<BitRate>,
     ) -> Self {
         TcpReceiver {
             socket: Socket::new(Connection::listen(cfg), Role::Source),
@@ -225,6 +233,9 @@ impl TcpReceiver {
             completed_at: None,
             window,
             window_bytes: 0,
+            read_rate,
+            reading_since: None,
+            read_since: 0,
         }
     }
 
@@ -238,9 +249,35 @@ impl TcpReceiver {
         self.socket.conn.read_total()
     }
 
+    /// Bytes the application may read at `now`.
+    fn may_read(&mut self, now: SimTime) -> u64 {
+        let readable = self.socket.conn.readable();
+        match self.read_rate {
+            None => readable,
+            Some(rate) => {
+                let since = *self.reading_since.get_or_insert(now);
+                let allowed = rate.bytes_in(now - since).get() - self.read_since;
+                readable.min(allowed)
+            }
+        }
+    }
+
+    /// When a rate-limited reader may next read a segment's worth (or what is left).
+    fn next_read(&self) -> Option<SimTime> {
+        let (rate, since) = (self.read_rate?, self.reading_since?);
+        let chunk = self.socket.conn.readable().min(self.socket.conn.smss());
+        (chunk > 0).then(|| since + rate.time_to_send(Bytes(self.read_since + chunk)))
+    }
+
     fn read(&mut self, now: SimTime) {
+        let n = self.may_read(now);
         let conn = &mut self.socket.conn;
-        let n = conn.read(conn.readable());
+        let n = conn.read(n);
+        self.read_since += n;
+        if conn.readable() == 0 {
+            self.reading_since = None;
+            self.read_since = 0;
+        }
         if n > 0 {
             if self.window.is_some_and(|(from, until)| now >= from && now < until) {
                 self.window_bytes += n;
@@ -249,7 +286,8 @@ impl TcpReceiver {
                 self.completed_at.get_or_insert(now);
             }
         }
-        if conn.peer_closed() && !conn.is_closing() {
+        // The application closes once it has read everything up to the peer's FIN.
+        if conn.peer_closed() && conn.readable() == 0 && !conn.is_closing() {
             conn.close();
         }
     }
@@ -260,7 +298,7 @@ impl TcpReceiver {
         if let Some(next) = self.socket.poll_send(now, buffer_free) {
             return next;
         }
-        match self.socket.conn.poll_at() {
+        match [self.socket.conn.poll_at(), self.next_read()].into_iter().flatten().min() {
             Some(t) => Next::SleepUntil(t),
             None => Next::Idle,
         }

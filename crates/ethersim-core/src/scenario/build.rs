@@ -335,7 +335,9 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
                 let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
                 let size = t.size.0.get();
                 let sender = TcpSender::new(cfg, TcpWorkload::File { size });
-                let receiver = TcpReceiver::new(cfg, start, Some(size), None);
+                let read_rate =
+                    t.read_rate.map(|r| positive_rate(r.0, &format!("{path}.read_rate"))).transpose()?;
+                let receiver = TcpReceiver::new(cfg, start, Some(size), None, read_rate);
                 (
                     EndpointKind::TcpSender(Box::new(sender)),
                     Some(EndpointKind::TcpReceiver(Box::new(receiver))),
@@ -345,7 +347,9 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
                 let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
                 let (stop, window) = bulk_times(t, &path, s)?;
                 let sender = TcpSender::new(cfg, TcpWorkload::Bulk { stop });
-                let receiver = TcpReceiver::new(cfg, start, None, window);
+                let read_rate =
+                    t.read_rate.map(|r| positive_rate(r.0, &format!("{path}.read_rate"))).transpose()?;
+                let receiver = TcpReceiver::new(cfg, start, None, window, read_rate);
                 (
                     EndpointKind::TcpSender(Box::new(sender)),
                     Some(EndpointKind::TcpReceiver(Box::new(receiver))),

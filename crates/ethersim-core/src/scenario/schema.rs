@@ -254,6 +254,10 @@ pub struct TcpFileSpec {
     /// When the sender sends its SYN. Default 0 s.
     #[serde(default = "zero_time")]
     pub start: DurationSpec,
+    /// How fast the receiving application reads, payload bits per second; when it falls
+    /// behind, its buffer fills and the window closes. Default: as fast as data arrives.
+    #[serde(default)]
+    pub read_rate: Option<RateSpec>,
     /// TCP settings of both ends. Default: every setting at its default.
     #[serde(default)]
     pub tcp: TcpSpec,
@@ -285,6 +289,10 @@ pub struct TcpBulkSpec {
     /// `duration`.
     #[serde(default)]
     pub measure_until: Option<DurationSpec>,
+    /// How fast the receiving application reads, payload bits per second; when it falls
+    /// behind, its buffer fills and the window closes. Default: as fast as data arrives.
+    #[serde(default)]
+    pub read_rate: Option<RateSpec>,
     /// TCP settings of both ends. Default: every setting at its default.
     #[serde(default)]
     pub tcp: TcpSpec,

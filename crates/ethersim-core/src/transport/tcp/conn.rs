@@ -147,7 +147,8 @@ pub struct TcpStats {
     pub dup_acks: u64,
     /// Pure ACKs sent.
     pub acks_sent: u64,
-    /// Zero-window probes sent.
+    /// Persist-timer firings answered: a probe of a closed window, or the segment that
+    /// fits a window too small for a full one.
     pub window_probes: u64,
     /// Segments received.
     pub segments_received: u64,
@@ -469,13 +470,12 @@ impl<C: CongestionControl> Connection<C> {
         if n == 0 {
             return 0;
         }
-        let before = self.window_to_offer();
         self.unread -= n;
         self.read_total += n;
-        let after = self.window_to_offer();
-        let threshold = (self.cfg.receive_buffer / 2).min(self.smss);
+        // Announce a window that reopens from below one segment as soon as it may move
+        // (RFC 9293 section 3.8.6.2.2); a wider open window waits for the next ACK.
         let offered = self.advertised_edge.saturating_sub(self.rcv.rcv_nxt());
-        if offered < self.smss && after >= threshold && after > before && self.is_established() {
+        if offered < self.rcv_mss() && self.window_to_offer() > offered && self.is_established() {
             self.ack_due = AckDue::Now;
         }
         n
@@ -896,24 +896,39 @@ impl<C: CongestionControl> Connection<C> {
         self.cfg.receive_buffer.saturating_sub(self.unread + self.rcv.held_bytes())
     }
 
+    /// The window to offer now. The right edge never moves back (RFC 9293 section
+    /// 3.8.6.2.2, RFC 7323 section 2.4), and it moves forward only by at least
+    /// min(half the buffer, one MSS): receiver-side silly window avoidance (RFC 9293
+    /// section 3.8.6.2.2, RFC 1122 section 4.2.3.3), so a slow reader offers a closed
+    /// window or a useful one, never a sliver.
     fn window_to_offer(&self) -> u64 {
         let cap = 0xffff_u64 << self.rcv_shift;
-        // Never shrink the offered right edge (RFC 9293 section 3.8.6.2.2 / RFC 7323 2.4).
         let promised = self.advertised_edge.saturating_sub(self.rcv.rcv_nxt());
-        let free = self.free_buffer();
         // Round down to the window's granularity so the edge never moves back.
-        let free = (free >> self.rcv_shift) << self.rcv_shift;
-        free.max(promised).min(cap)
+        let free = (self.free_buffer() >> self.rcv_shift) << self.rcv_shift;
+        let w = if free >= promised + self.sws_threshold() { free } else { promised };
+        w.min(cap)
+    }
+
+    /// The least worth moving the window's right edge for (RFC 9293 section 3.8.6.2.2).
+    fn sws_threshold(&self) -> u64 {
+        (self.cfg.receive_buffer / 2).min(self.rcv_mss())
     }
 
     fn receive_window(&self) -> u64 {
         self.window_to_offer()
     }
 
+    /// The persist timer runs while data waits, nothing is outstanding and the peer's
+    /// window is too small to send a segment: zero (RFC 9293 section 3.8.6.1), or below
+    /// what sender silly window avoidance lets go (RFC 1122 section 4.2.3.4, whose
+    /// override timer this is).
     fn update_persist(&mut self, now: SimTime) {
-        let data_waiting = self.written_end > self.snd_nxt;
-        let stalled =
-            self.snd_wnd == 0 && data_waiting && self.snd_una == self.snd_max && self.is_established();
+        let waiting = self.written_end.saturating_sub(self.snd_nxt);
+        let stalled = waiting > 0
+            && self.snd_wnd < self.smss.min(waiting)
+            && self.snd_una == self.snd_max
+            && self.is_established();
         if stalled {
             if self.persist_at.is_none() {
                 self.persist_backoff = 0;
@@ -949,6 +964,12 @@ impl<C: CongestionControl> Connection<C> {
             return Some(p);
         }
         if self.probe_due {
+            // The persist timer fired: a window too small for a full segment takes what
+            // fits (RFC 1122 section 4.2.3.4's override); a closed one is probed.
+            let fits = self.snd_wnd.min(self.written_end - self.snd_nxt).min(self.smss);
+            if fits > 0 && self.may_send_data() {
+                return Some(self.segment_at(self.snd_nxt, fits, self.written_end));
+            }
             return Some(Plan::Probe);
         }
         (self.ack_due == AckDue::Now).then_some(Plan::Ack)
@@ -1147,6 +1168,10 @@ impl<C: CongestionControl> Connection<C> {
         // RFC 6298 section 5.1: start the timer if it is not running.
         if self.rto_at.is_none() {
             self.rto_at = Some(now + self.rtt.rto());
+        }
+        if self.probe_due {
+            self.probe_due = false;
+            self.stats.window_probes += 1;
         }
         self.persist_at = None;
     }

@@ -270,26 +270,8 @@ fn delayed_acks_go_every_second_full_segment_or_at_the_timeout() {
     let server_acks: Vec<_> = p.log.iter().filter(|l| !l.1 && l.2.len == 0).collect();
     assert!(!server_acks.is_empty());
     // A single full segment waits for the 200 ms timer (RFC 5681 4.2, RFC 1122 4.2.3.2).
-    let mut c = Connection::listen(cfg());
-    let syn = Segment {
-        seq: 0,
-        len: 0,
-        header: crate::wire::TcpHeader {
-            flags: TcpFlags::SYN,
-            mss: 1000,
-            window: 65535,
-            ..Default::default()
-        },
-    };
-    c.on_segment(SimTime::ZERO, &syn);
-    let sa = c.plan(SimTime::ZERO).unwrap();
-    c.dispatch(SimTime::ZERO, sa);
-    let ack = |seq: u64, len: u32| Segment {
-        seq,
-        len,
-        header: crate::wire::TcpHeader { flags: TcpFlags::ACK, ack: 1, window: 65535, ..Default::default() },
-    };
-    c.on_segment(SimTime(10), &ack(1, 0));
+    let mut c = established_server(cfg());
+    let ack = data;
     assert_eq!(c.state(), State::Established);
     c.on_segment(SimTime(20), &ack(1, 1000));
     assert_eq!(c.plan(SimTime(20)), None, "the first full segment is not acknowledged at once");
@@ -356,4 +338,49 @@ fn a_lost_syn_is_retransmitted_after_the_initial_timeout() {
     assert_eq!(syns.len(), 2, "{syns:?}");
     assert_eq!(syns[1], SimTime::ZERO + Duration::from_secs(1), "RFC 6298 2.1: initial RTO of 1 s");
     assert_eq!(p.server.read_total(), 1000);
+}
+
+/// A server end past the handshake, as `delayed_acks_go_every_second_full_segment_or_at_the_timeout` builds it.
+fn established_server(c: TcpConfig) -> Connection {
+    let mut s = Connection::listen(c);
+    let syn = Segment {
+        seq: 0,
+        len: 0,
+        header: crate::wire::TcpHeader {
+            flags: TcpFlags::SYN,
+            mss: 1000,
+            window: 65535,
+            ..Default::default()
+        },
+    };
+    s.on_segment(SimTime::ZERO, &syn);
+    let plan = s.plan(SimTime::ZERO).unwrap();
+    s.dispatch(SimTime::ZERO, plan);
+    s.on_segment(SimTime(1), &data(1, 0));
+    s
+}
+
+fn data(seq: u64, len: u32) -> Segment {
+    Segment {
+        seq,
+        len,
+        header: crate::wire::TcpHeader { flags: TcpFlags::ACK, ack: 1, window: 65535, ..Default::default() },
+    }
+}
+
+#[test]
+fn a_slow_reader_offers_a_closed_window_or_a_useful_one_never_a_sliver() {
+    // Receive buffer 4000 B, MSS 1000: the edge moves only by at least 1000 B
+    // (RFC 9293 3.8.6.2.2, min(buffer/2, MSS)).
+    let mut s = established_server(TcpConfig { receive_buffer: 4000, window_scaling: false, ..cfg() });
+    for k in 0..4 {
+        s.on_segment(SimTime(10 + k), &data(1 + 1000 * k, 1000));
+    }
+    let ack = s.dispatch(SimTime(20), s.plan(SimTime(20)).unwrap());
+    assert_eq!((ack.header.ack, ack.header.window), (4001, 0), "the buffer is full");
+    assert_eq!(s.read(400), 400);
+    assert_eq!(s.plan(SimTime(30)), None, "400 B free is not worth announcing");
+    assert_eq!(s.read(600), 600);
+    assert_eq!(s.plan(SimTime(40)), Some(Plan::Ack), "1000 B free reopens the window at once");
+    assert_eq!(s.dispatch(SimTime(40), Plan::Ack).header.window, 1000);
 }
