@@ -11,6 +11,8 @@ pub trait CongestionControl {
     fn cwnd(&self) -> u64;
     /// The slow-start threshold.
     fn ssthresh(&self) -> u64;
+    /// The handshake fixed the MSS: the window starts at `bytes`.
+    fn set_initial_window(&mut self, bytes: u64);
     /// `acked` bytes of new data were cumulatively acknowledged outside loss recovery.
     fn on_ack(&mut self, acked: u64, smss: u64);
     /// Loss was detected by duplicate ACKs and recovery begins. With `sack`, recovery is
@@ -58,6 +60,10 @@ impl CongestionControl for NewReno {
 
     fn ssthresh(&self) -> u64 {
         self.ssthresh
+    }
+
+    fn set_initial_window(&mut self, bytes: u64) {
+        self.cwnd = bytes;
     }
 
     fn on_ack(&mut self, acked: u64, smss: u64) {
@@ -125,6 +131,11 @@ impl CongestionControl for BuiltinCc {
     fn ssthresh(&self) -> u64 {
         match self {
             BuiltinCc::NewReno(c) => c.ssthresh(),
+        }
+    }
+    fn set_initial_window(&mut self, bytes: u64) {
+        match self {
+            BuiltinCc::NewReno(c) => c.set_initial_window(bytes),
         }
     }
     fn on_ack(&mut self, acked: u64, smss: u64) {

@@ -23,9 +23,11 @@
 //! * loss recovery: duplicate ACKs as RFC 5681 section 2 defines them; fast retransmit
 //!   and NewReno fast recovery with partial ACKs (RFC 6582 section 3.2, resetting the
 //!   timer on the first partial ACK only, the "Impatient" variant of section 4.1); with
-//!   SACK negotiated, RFC 6675 recovery (IsLost, pipe, NextSeg rules 1, 2 and 4);
-//!   retransmission timeout (RFC 6298), go-back-N from the first unacknowledged byte in
-//!   slow start, with `recover` set to the highest byte sent (RFC 6582 section 4);
+//!   SACK negotiated, RFC 6675 recovery (IsLost, pipe, NextSeg rules 1 to 4 with one
+//!   rescue retransmission per recovery); retransmission timeout (RFC 6298): the first
+//!   unacknowledged segment resent whatever the window, then go-back-N in slow start,
+//!   with `recover` set to the highest byte sent (RFC 6582 section 4); a connection is
+//!   never given up while the peer answers with a closed window (RFC 1122 4.2.2.17);
 //! * congestion control behind [`CongestionControl`].
 //!
 //! Not modelled: timestamps (RFC 7323 section 3), limited transmit (RFC 3042), restart
@@ -110,6 +112,14 @@ pub enum Plan {
         len: u32,
         /// FIN follows the payload.
         fin: bool,
+    },
+    /// RFC 6675's rescue retransmission: `[seq, seq + len)`, the end of the outstanding
+    /// data, resent once per recovery without moving HighRxt.
+    Rescue {
+        /// First byte.
+        seq: u64,
+        /// Bytes (the FIN, if it is the last outstanding, is resent with them).
+        len: u32,
     },
     /// A FIN without payload at `seq`.
     Fin {
@@ -242,6 +252,8 @@ pub struct Connection<C: CongestionControl = BuiltinCc> {
     partial_seen: bool,
     retransmit_head: bool,
     high_rxt: u64,
+    /// RFC 6675's RescueRxt: the recovery point when the rescue retransmission went.
+    rescue_rxt: Option<u64>,
     persist_at: Option<SimTime>,
     persist_backoff: u32,
     probe_due: bool,
@@ -305,6 +317,7 @@ impl<C: CongestionControl> Connection<C> {
             partial_seen: false,
             retransmit_head: false,
             high_rxt: 0,
+            rescue_rxt: None,
             persist_at: None,
             persist_backoff: 0,
             probe_due: false,
@@ -572,8 +585,11 @@ impl<C: CongestionControl> Connection<C> {
                 self.high_rxt = 0;
                 // RFC 6675 section 5.1: the scoreboard may have reneged; start afresh.
                 self.scoreboard.clear();
-                // Go back: resend from the first unacknowledged byte, in slow start.
+                // Go back: resend from the first unacknowledged byte, in slow start. The
+                // first resend goes whatever the window (RFC 6298 section 5.4): a window
+                // that shrank or a lost update must not silence the timer.
                 self.snd_nxt = self.snd_una;
+                self.retransmit_head = true;
             }
         }
         self.rto_at = Some(now + self.rtt.rto());
@@ -673,6 +689,8 @@ impl<C: CongestionControl> Connection<C> {
     }
 
     fn handshake_acked(&mut self, now: SimTime, seg: &Segment) {
+        // The initial window follows the negotiated MSS (RFC 6928, RFC 5681 section 3.1).
+        self.cc.set_initial_window(self.cfg.initial_window_bytes(self.smss));
         self.snd_una = 1;
         self.snd_nxt = self.snd_nxt.max(1);
         self.rto_at = None;
@@ -712,6 +730,11 @@ impl<C: CongestionControl> Connection<C> {
             return;
         }
         let window = self.scaled_window(seg);
+        if window == 0 && ack == self.snd_una {
+            // The peer answers with a closed window: it is alive, and a connection is
+            // never given up while it keeps answering (RFC 1122 section 4.2.2.17).
+            self.retries = 0;
+        }
         if self.sack_ok {
             for b in seg.header.sack_blocks() {
                 self.scoreboard.add(*b, self.snd_una.max(ack), self.snd_max);
@@ -813,6 +836,7 @@ impl<C: CongestionControl> Connection<C> {
             self.recover = self.snd_max;
             self.partial_seen = false;
             self.high_rxt = self.snd_una;
+            self.rescue_rxt = None;
             let flight = self.flight_size();
             self.cc.on_enter_recovery(flight, self.smss, self.sack_ok);
             self.stats.fast_retransmits += 1;
@@ -885,9 +909,10 @@ impl<C: CongestionControl> Connection<C> {
         }
     }
 
-    /// The MSS the peer sends with (for counting full-sized segments).
+    /// The MSS the peer sends with (for counting full-sized segments): the smaller of
+    /// the two MSS options, as for our own sending.
     fn rcv_mss(&self) -> u64 {
-        u64::from(self.cfg.mss)
+        self.smss
     }
 
     /// Free receive buffer: what may still arrive (data read by the application and
@@ -904,8 +929,7 @@ impl<C: CongestionControl> Connection<C> {
     fn window_to_offer(&self) -> u64 {
         let cap = 0xffff_u64 << self.rcv_shift;
         let promised = self.advertised_edge.saturating_sub(self.rcv.rcv_nxt());
-        // Round down to the window's granularity so the edge never moves back.
-        let free = (self.free_buffer() >> self.rcv_shift) << self.rcv_shift;
+        let free = self.free_buffer();
         let w = if free >= promised + self.sws_threshold() { free } else { promised };
         w.min(cap)
     }
@@ -1025,7 +1049,7 @@ impl<C: CongestionControl> Connection<C> {
         Plan::Data { seq, len: len as u32, fin }
     }
 
-    /// RFC 6675 section 5 step (C): NextSeg rules 1, 2 and 4, while cwnd − pipe ≥ 1 SMSS.
+    /// RFC 6675 section 5 step (C): NextSeg rules 1 to 4, while cwnd − pipe ≥ 1 SMSS.
     fn plan_sack_recovery(&self, data_end: u64) -> Option<Plan> {
         let dupthresh = u64::from(self.cfg.dupack_threshold);
         let pipe = self.scoreboard.pipe(self.snd_una, self.snd_max, self.high_rxt, dupthresh, self.smss);
@@ -1047,14 +1071,21 @@ impl<C: CongestionControl> Connection<C> {
         if len > 0 && self.snd_nxt == self.snd_max {
             return Some(self.segment_at(self.snd_max, len, data_end));
         }
-        // Rule 4 (rule 3 is optional and not used): retransmit the first unSACKed byte
-        // above HighRxt even if not deemed lost.
-        if let Some(s) = self.scoreboard.next_unsacked(self.high_rxt.max(self.snd_una), self.snd_max) {
-            let end = self.scoreboard.unsacked_run_end(s, self.snd_max);
+        // Rule 3: an unSACKed byte above HighRxt and below the highest SACKed byte, even
+        // if not deemed lost.
+        if let Some(s) = self.scoreboard.next_unsacked(self.high_rxt.max(self.snd_una), high_sacked) {
+            let end = self.scoreboard.unsacked_run_end(s, high_sacked);
             return Some(self.segment_at(s, self.smss.min(end - s), data_end));
         }
-        if self.closing && self.snd_max == data_end {
-            return Some(Plan::Fin { seq: data_end });
+        // Rule 4: one rescue retransmission per recovery (while the cumulative ACK has not
+        // passed RescueRxt), of the segment holding the highest outstanding unSACKed
+        // byte; HighRxt is left alone.
+        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+            if let Some(last) = self.scoreboard.last_unsacked(self.snd_una, self.snd_max) {
+                let start = last.saturating_sub(self.smss - 1).max(self.snd_una);
+                let start = self.scoreboard.unsacked_run_start(start, last);
+                return Some(Plan::Rescue { seq: start, len: (last + 1 - start) as u32 });
+            }
         }
         None
     }
@@ -1080,13 +1111,22 @@ impl<C: CongestionControl> Connection<C> {
                 };
                 header.sack_permitted = if answering { self.sack_ok } else { self.cfg.sack };
                 if self.snd_max > 0 {
+                    // Sent again (a timeout, or the peer's SYN came again): Karn's rule
+                    // voids the measurement, and the timer restarts.
                     self.note_retransmission(0);
+                    self.syn_retransmitted = true;
+                    self.timed = None;
+                    self.rto_at = Some(now + self.rtt.rto());
                 } else {
                     self.timed = Some((1, now));
+                    self.rto_at = Some(now + self.rtt.rto());
                 }
                 self.snd_nxt = 1;
                 self.snd_max = self.snd_max.max(1);
-                self.rto_at.get_or_insert(now + self.rtt.rto());
+                if plan == Plan::Syn {
+                    // A SYN's window is never scaled (RFC 7323 section 2.2).
+                    header.window = self.cfg.receive_buffer.min(0xffff) as u16;
+                }
             }
             Plan::Data { seq: s, len: l, fin } => {
                 seq = s;
@@ -1100,6 +1140,22 @@ impl<C: CongestionControl> Connection<C> {
                 if fin {
                     self.on_fin_sent();
                 }
+            }
+            Plan::Rescue { seq: s, len: l } => {
+                // The rescue covers data, a FIN, or both (a FIN sits at `written_end`).
+                let payload = (s + u64::from(l)).min(self.written_end).saturating_sub(s);
+                let fin = self.closing && s + u64::from(l) > self.written_end;
+                seq = s;
+                len = payload as u32;
+                if fin {
+                    header.flags = header.flags.with(TcpFlags::FIN);
+                }
+                let high_rxt = self.high_rxt;
+                self.sent_range(now, s, payload + u64::from(fin));
+                self.high_rxt = high_rxt;
+                self.rescue_rxt = Some(self.recover);
+                self.stats.data_segments_sent += u64::from(payload > 0);
+                self.stats.payload_bytes_sent += payload;
             }
             Plan::Fin { seq: s } => {
                 seq = s;
@@ -1180,7 +1236,11 @@ impl<C: CongestionControl> Connection<C> {
         h.ack = self.rcv.rcv_nxt();
         let win = self.window_to_offer();
         let syn = h.flags.has(TcpFlags::SYN);
-        h.window = if syn { win.min(0xffff) as u16 } else { (win >> self.rcv_shift).min(0xffff) as u16 };
+        // Scaled, the window is rounded up to the next multiple of 2^shift, so that the
+        // right edge already offered is never truncated back (RFC 7323 section 2.4).
+        let granule = (1u64 << self.rcv_shift) - 1;
+        h.window =
+            if syn { win.min(0xffff) as u16 } else { ((win + granule) >> self.rcv_shift).min(0xffff) as u16 };
         let offered = if syn { u64::from(h.window) } else { u64::from(h.window) << self.rcv_shift };
         self.advertised_edge = self.advertised_edge.max(self.rcv.rcv_nxt() + offered);
         if self.sack_ok && self.rcv.has_holes() {

@@ -85,6 +85,30 @@ impl Scoreboard {
         (seq < to).then_some(seq)
     }
 
+    /// The highest byte below `to` and at or above `from` that is not SACKed, if any.
+    pub fn last_unsacked(&self, from: u64, to: u64) -> Option<u64> {
+        let mut end = to;
+        for b in self.sacked.iter().rev() {
+            if b.start >= end {
+                continue;
+            }
+            if b.end >= end {
+                end = b.start;
+            } else {
+                break;
+            }
+        }
+        (end > from).then(|| end - 1)
+    }
+
+    /// The start of the unSACKed run holding `seq`, at or after `from` (the byte after the
+    /// last SACKed block below `seq`, or `from`).
+    pub fn unsacked_run_start(&self, from: u64, seq: u64) -> u64 {
+        let i = self.sacked.partition_point(|b| b.end <= seq);
+        let below = if i > 0 { self.sacked[i - 1].end } else { from };
+        below.max(from)
+    }
+
     /// The end of the unSACKed run starting at `seq` (the next SACKed byte, or `to`).
     pub fn unsacked_run_end(&self, seq: u64, to: u64) -> u64 {
         let i = self.sacked.partition_point(|b| b.end <= seq);

@@ -36,6 +36,11 @@ struct Pair {
     /// (from 1), retransmissions included.
     drop_data: Vec<u64>,
     data_sent: u64,
+    /// Segments from the server to drop, by their ordinal among all it sent (from 1).
+    drop_server: Vec<u64>,
+    server_sent: u64,
+    /// Lose every segment, either way, with this probability (drawn from the stream).
+    random_loss: Option<(crate::engine::rng::Stream, f64)>,
     /// Every segment sent: (instant, from client, segment, dropped).
     log: Vec<(SimTime, bool, Segment, bool)>,
     snaps: Vec<Snap>,
@@ -54,6 +59,9 @@ impl Pair {
             wire: VecDeque::new(),
             drop_data: Vec::new(),
             data_sent: 0,
+            drop_server: Vec::new(),
+            server_sent: 0,
+            random_loss: None,
             log: Vec::new(),
             snaps: Vec::new(),
             file,
@@ -104,6 +112,17 @@ impl Pair {
                         self.drop_data.remove(i);
                         dropped = true;
                     }
+                }
+                if !from_client {
+                    self.server_sent += 1;
+                    if let Some(i) = self.drop_server.iter().position(|&n| n == self.server_sent) {
+                        self.drop_server.remove(i);
+                        dropped = true;
+                    }
+                }
+                if let Some((rng, p)) = self.random_loss.as_mut() {
+                    use rand::Rng;
+                    dropped |= rng.random::<f64>() < *p;
                 }
                 self.log.push((now, from_client, seg, dropped));
                 if !dropped {
@@ -383,4 +402,191 @@ fn a_slow_reader_offers_a_closed_window_or_a_useful_one_never_a_sliver() {
     assert_eq!(s.read(600), 600);
     assert_eq!(s.plan(SimTime(40)), Some(Plan::Ack), "1000 B free reopens the window at once");
     assert_eq!(s.dispatch(SimTime(40), Plan::Ack).header.window, 1000);
+}
+
+/// Data bytes the client sent at exactly instant `t`.
+fn sent_at(p: &Pair, t: SimTime) -> u64 {
+    p.client_data().filter(|l| l.0 == t).map(|l| u64::from(l.2.len)).sum()
+}
+
+#[test]
+fn the_initial_window_follows_the_negotiated_mss() {
+    // RFC 6928 with SMSS = 536 (the server's MSS option): 10 · 536 B.
+    let small = TcpConfig { mss: 536, ..cfg() };
+    let mut p = Pair::new(cfg(), small, 100_000, ms(10));
+    p.run(SimTime::ZERO + ms(25));
+    assert_eq!(p.client.smss(), 536);
+    assert_eq!(sent_at(&p, SimTime::ZERO + ms(20)), 10 * 536);
+}
+
+#[test]
+fn delayed_acks_count_segments_of_the_negotiated_mss() {
+    // The sender's segments are 536 B; the receiver's own MSS setting is larger.
+    let small = TcpConfig { mss: 536, ..cfg() };
+    let mut p = Pair::new(small, cfg(), 536 * 200, ms(10));
+    p.run(SimTime::END);
+    let data = p.client_data().count();
+    let acks = p.log.iter().filter(|l| !l.1 && l.2.len == 0).count();
+    // RFC 5681 4.2: at least every second full-sized segment (a few more at the edges).
+    assert!(acks * 2 + 4 >= data, "{acks} pure ACKs for {data} data segments");
+}
+
+#[test]
+fn the_syn_carries_the_receive_window_unscaled() {
+    let mut p = Pair::new(cfg(), cfg(), 1000, ms(10));
+    p.run(SimTime::END);
+    let syn = p.log[0].2.header;
+    assert!(syn.flags.has(TcpFlags::SYN));
+    assert_eq!(syn.window, 0xffff, "6 MiB offered, capped to the unscaled field (RFC 7323 2.2)");
+}
+
+#[test]
+fn karn_applies_to_a_syn_ack_sent_again_for_a_duplicate_syn() {
+    // The first SYN-ACK is lost; the client's SYN timer (500 ms) fires before the
+    // server's (1 s), and the server answers the duplicate SYN with a second SYN-ACK.
+    let c = TcpConfig { rto_initial: ms(500), ..cfg() };
+    let mut p = Pair::new(c, cfg(), 1000, ms(10));
+    p.drop_server = vec![1];
+    p.run(SimTime::END);
+    assert_eq!(p.server.read_total(), 1000);
+    // The ACK answers the second SYN-ACK, not the first: no sample may come from it.
+    let srtt = p.server.rtt().srtt();
+    assert!(srtt.is_none_or(|s| s < ms(100)), "server SRTT {srtt:?} from an ambiguous sample");
+}
+
+#[test]
+fn sack_recovery_near_the_end_of_the_data_resends_the_hole_and_one_rescue() {
+    // With no new data left, RFC 6675 resends the hole (rule 1) and, once per recovery,
+    // the segment holding the highest unSACKed byte (rule 4's rescue); nothing SACKed
+    // and nothing else.
+    let sack = TcpConfig { sack: true, ..cfg() };
+    let mut p = Pair::new(sack, sack, 40_000, ms(10));
+    p.drop_data = vec![28];
+    p.run(SimTime::END);
+    assert_eq!(p.server.read_total(), 40_000);
+    let data: Vec<&Segment> = p.client_data().map(|l| &l.2).collect();
+    let resent: Vec<u64> = data
+        .iter()
+        .enumerate()
+        .filter(|(i, seg)| {
+            data[..*i]
+                .iter()
+                .any(|earlier| earlier.seq <= seg.seq && seg.seq < earlier.seq + u64::from(earlier.len))
+        })
+        .map(|(_, seg)| seg.seq)
+        .collect();
+    assert_eq!(resent[0], 27_001, "the hole first");
+    assert!(resent.len() <= 2, "{resent:?}");
+    if let Some(&rescue) = resent.get(1) {
+        assert!(rescue + 1000 >= 40_001, "a rescue holds the highest unSACKed byte: {rescue}");
+    }
+    assert_eq!(p.client.stats().retransmissions, resent.len() as u64);
+}
+
+#[test]
+fn a_receive_buffer_below_one_segment_does_not_stall() {
+    let tiny = TcpConfig { receive_buffer: 500, ..cfg() };
+    let mut p = Pair::new(cfg(), tiny, 5000, ms(10));
+    p.run(SimTime::ZERO + Duration::from_secs(600));
+    assert_eq!(p.server.read_total(), 5000);
+}
+
+#[test]
+fn a_lost_window_update_is_made_up_by_the_persist_timer() {
+    let small = TcpConfig { receive_buffer: 4500, window_scaling: false, ..cfg() };
+    let mut p = Pair::new(cfg(), small, 20_000, ms(10));
+    p.server_reads = false;
+    p.run(SimTime::ZERO + ms(500));
+    // The application reads; the window update that follows is lost.
+    p.drop_server = vec![p.server_sent + 1];
+    p.server_reads = true;
+    p.run(SimTime::ZERO + Duration::from_secs(600));
+    assert_eq!(p.server.read_total(), 20_000);
+    assert!(p.client.stats().window_probes >= 1);
+}
+
+#[test]
+fn a_small_segment_whose_acks_are_lost_is_retransmitted_whatever_the_window() {
+    // 4500 B of buffer, MSS 1000, the reader stopped: 4000 B fill the window, the
+    // persist timer sends the 500 B that fit, and its ACKs are lost. The timeout must
+    // resend it although the window it knows has no room (RFC 6298 5.4).
+    let small = TcpConfig { receive_buffer: 4500, window_scaling: false, ..cfg() };
+    let mut p = Pair::new(cfg(), small, 20_000, ms(10));
+    p.server_reads = false;
+    let mut t = SimTime::ZERO;
+    while !p.client_data().any(|l| l.2.len < 1000) {
+        t += ms(1);
+        p.run(t);
+    }
+    p.server_reads = true;
+    p.drop_server = vec![p.server_sent + 1, p.server_sent + 2];
+    p.run(SimTime::ZERO + Duration::from_secs(3000));
+    assert_eq!(p.server.read_total(), 20_000);
+    assert!(!p.client.aborted());
+}
+
+#[test]
+fn a_closed_window_never_gives_the_connection_up_while_the_peer_answers() {
+    // The reader stops for good: the sender probes for ever (RFC 1122 4.2.2.17), and
+    // 40 minutes later the connection is still open.
+    let small = TcpConfig { receive_buffer: 4000, window_scaling: false, ..cfg() };
+    let mut p = Pair::new(cfg(), small, 20_000, ms(10));
+    p.server_reads = false;
+    p.run(SimTime::ZERO + Duration::from_secs(2400));
+    assert!(!p.client.aborted() && p.client.state() == State::Established);
+    assert!(p.client.stats().window_probes > 15, "{}", p.client.stats().window_probes);
+}
+
+#[test]
+fn the_offered_right_edge_never_moves_back_with_scaling() {
+    let mut p = Pair::new(cfg(), cfg(), 100_000, ms(10));
+    p.drop_data = vec![20];
+    p.run(SimTime::END);
+    let shift = cfg().window_shift().unwrap();
+    let mut max_edge = 0;
+    for l in p.log.iter().filter(|l| !l.1 && !l.2.header.flags.has(TcpFlags::SYN)) {
+        let edge = l.2.header.ack + (u64::from(l.2.header.window) << shift);
+        assert!(edge >= max_edge, "edge {edge} after {max_edge}");
+        max_edge = edge;
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 96, ..Default::default() })]
+
+    /// Whatever is lost, either way (SYNs, data, ACKs, FINs), every connection
+    /// delivers its file and closes both ways; none is stuck and none gives up.
+    #[test]
+    fn every_connection_completes_under_random_loss_both_ways(
+        seed in 0u64..1_000_000,
+        loss in 0.0f64..0.12,
+        variant in 0usize..5,
+        slow_reader in proptest::bool::ANY,
+    ) {
+        let (client, server) = match variant {
+            0 => (cfg(), cfg()),
+            1 => (TcpConfig { sack: true, ..cfg() }, TcpConfig { sack: true, ..cfg() }),
+            2 => (cfg(), TcpConfig { receive_buffer: 6500, ..cfg() }),
+            3 => (cfg(), TcpConfig { receive_buffer: 12_345, window_scaling: false, ..cfg() }),
+            _ => (TcpConfig { delayed_ack: false, ..cfg() }, TcpConfig { sack: true, mss: 536, ..cfg() }),
+        };
+        let mut p = Pair::new(client, server, 100_001, ms(5));
+        p.random_loss = Some((crate::engine::rng::stream(seed, "loss"), loss));
+        if slow_reader {
+            // The reader reads only every 400 ms.
+            let mut t = SimTime::ZERO;
+            while p.server.read_total() < 100_001 && t < SimTime::ZERO + Duration::from_secs(3000) {
+                p.server_reads = false;
+                t += ms(400);
+                p.run(t);
+                p.server_reads = true;
+                p.run(t);
+            }
+        }
+        p.run(SimTime::ZERO + Duration::from_secs(20_000));
+        proptest::prop_assert!(!p.client.aborted() && !p.server.aborted(), "gave up");
+        proptest::prop_assert_eq!(p.server.read_total(), 100_001);
+        proptest::prop_assert_eq!(p.client.state(), State::TimeWait);
+        proptest::prop_assert_eq!(p.server.state(), State::Closed);
+    }
 }
