@@ -140,6 +140,7 @@ impl Endpoint {
 
     /// Asks the endpoint what it wants at `now`; `buffer_free` says whether its host can
     /// take a packet.
+    #[inline]
     pub fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
         // A finished endpoint is still polled: a TCP end in TIME-WAIT answers a
         // retransmitted FIN. Every kind keeps answering Finished once it has.

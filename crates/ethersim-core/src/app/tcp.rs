@@ -60,6 +60,9 @@ impl Socket {
     }
 
     /// The segment planned at the last poll, as a packet.
+    // Out of line, as the polls below: inlined, TCP's code made the endpoint dispatch too
+    // large to inline into the network's hot path, slowing every other kind.
+    #[inline(never)]
     pub(super) fn take(&mut self, now: SimTime) -> Outgoing {
         // The endpoint answered Send only with a plan.
         let plan = self.plan.take().expect("a planned segment");
@@ -74,6 +77,7 @@ impl Socket {
     }
 
     /// A segment arrived (`tcp`: its header; anything else is ignored).
+    #[inline(never)]
     pub(super) fn on_packet(&mut self, now: SimTime, pkt: &Packet, tcp: Option<&TcpHeader>) {
         if let Some(h) = tcp {
             self.conn.on_segment(now, &Segment { seq: pkt.seq, len: pkt.payload, header: *h });
@@ -136,6 +140,7 @@ impl TcpSender {
         }
     }
 
+    #[inline(never)]
     pub(super) fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
         self.socket.conn.on_timer(now);
         self.feed(now);
@@ -292,6 +297,7 @@ impl TcpReceiver {
         }
     }
 
+    #[inline(never)]
     pub(super) fn poll(&mut self, now: SimTime, buffer_free: bool) -> Next {
         self.socket.conn.on_timer(now);
         self.read(now);

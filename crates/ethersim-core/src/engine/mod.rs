@@ -108,6 +108,7 @@ impl<E> Scheduler<E> {
 
     /// An event of `timer` carrying `generation` popped now: true if the timer fires. If
     /// its deadline has moved later, `event(new generation)` is queued for it instead.
+    #[inline]
     pub fn timer_fires(
         &mut self,
         timer: &mut Timer,

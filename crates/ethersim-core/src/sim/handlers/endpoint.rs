@@ -31,7 +31,9 @@ impl Network {
             match e.poll(now, buffer_free) {
                 Next::Send => {
                     let out = e.take(now);
-                    let tcp = e.tcp_header().copied();
+                    // A TCP segment's header stays with its endpoint until it is stored
+                    // beside the packet; other protocols never look for one.
+                    let tcp = if out.protocol == Protocol::Tcp { e.tcp_header() } else { None };
                     let flow_id = out.flow.unwrap_or(e.flow);
                     let flow = &mut self.flows[flow_id.index()];
                     let pkt = Packet {
@@ -45,7 +47,7 @@ impl Network {
                         frame_len: wire::frame_len(
                             out.protocol,
                             u64::from(out.payload),
-                            tcp.map_or(0, |h| h.options_len()),
+                            tcp.map_or(0, crate::wire::TcpHeader::options_len),
                         ) as u32,
                         payload: out.payload,
                         created: now,
@@ -54,7 +56,7 @@ impl Network {
                     flow.counters.dirs[out.to.index()].sent(&pkt);
                     flow.in_flight += 1;
                     self.in_flight += 1;
-                    let r = match &tcp {
+                    let r = match tcp {
                         Some(h) => self.packets.insert_tcp(pkt, h),
                         None => self.packets.insert(pkt),
                     };
