@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::fmt::Write as _;
+
 use common::{host_switch_host as path, simulation_until};
 use ethersim_core::app::EndpointKind;
 use ethersim_core::run::run_text;
@@ -247,4 +249,36 @@ fn a_stalled_reader_is_probed_by_the_persist_timer_and_never_starved() {
     // The reader starts when the first segment arrives (a handshake and a one-way trip
     // after the start: about 6 ms).
     assert!((transfer - expected).abs() < 0.01, "{transfer} s vs {expected} s");
+}
+
+#[test]
+fn two_flows_sharing_a_bottleneck_split_it_fairly_and_fill_it() {
+    // Two NewReno flows of equal RTT from two hosts through one 100 Mb/s drop-tail port:
+    // together they keep it busy (the line share of full segments), and each gets about
+    // half (Jain's fairness index near 1).
+    let mut text = String::from(
+        "seed = 3\n[[hosts]]\nname = \"a1\"\n[[hosts]]\nname = \"a2\"\n[[hosts]]\nname = \"b\"\n",
+    );
+    text += "[[switches]]\nname = \"s\"\nport_buffer = { frames = 100 }\n";
+    for a in ["a1", "a2"] {
+        writeln!(text, "[[links]]\nbetween = [\"{a}\", \"s\"]\nrate = \"1 Gb/s\"\ndelay = \"2 ms\"").unwrap();
+    }
+    text += "[[links]]\nbetween = [\"s\", \"b\"]\nrate = \"100 Mb/s\"\ndelay = \"2 ms\"\n";
+    for (i, a) in ["a1", "a2"].iter().enumerate() {
+        writeln!(
+            text,
+            "[[apps]]\nkind = \"tcp_bulk\"\nname = \"f{i}\"\nfrom = \"{a}\"\nto = \"b\"\nstart = \"{} ms\"\n\
+             stop = \"120 s\"\nmeasure_from = \"20 s\"",
+            7 * i
+        )
+        .unwrap();
+    }
+    let report = run_text(&text, &[], None).unwrap();
+    let v = serde_json::to_value(&report.summary).unwrap();
+    let x: Vec<f64> = (0..2).map(|i| v["flows"][i]["window_goodput_bps"].as_f64().unwrap()).collect();
+    let total: f64 = x.iter().sum();
+    let jain = total * total / (2.0 * x.iter().map(|g| g * g).sum::<f64>());
+    eprintln!("shares {x:?} total {total} jain {jain}");
+    assert!((total / (100e6 * 1460.0 / LINE_BYTES) - 1.0).abs() < 0.01, "{total}");
+    assert!(jain > 0.95, "{x:?}: Jain's index {jain}");
 }
