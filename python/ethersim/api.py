@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -13,15 +14,19 @@ from ethersim.results import Result
 
 __all__ = ["Overrides", "load_text", "run", "run_text", "schema", "validate"]
 
-#: ``--set`` style overrides: a mapping ``{"links[0].rate": "10 Gb/s"}`` or an iterable
-#: of ``"path=value"`` strings / ``(path, value)`` pairs. Values are read as TOML when
-#: they are TOML (``3``, ``true``) and as plain strings otherwise (``10 Gb/s``).
-Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]]
+#: Overrides of scenario values by key path. A mapping ``{"links[0].rate": "10 Gb/s",
+#: "seed": 7}`` or ``(path, value)`` pairs take typed Python values: a ``str`` is a
+#: string, whatever it looks like, and ints, floats, bools, lists and dicts are what they
+#: are. ``"path=value"`` strings (one, or an iterable of them) work as ``--set`` does: the
+#: value is read as TOML when it is TOML (``3``, ``true``) and as a string otherwise.
+Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]] | str
 
 
 def _pairs(overrides: Overrides | None) -> list[tuple[str, str]]:
     if overrides is None:
         return []
+    if isinstance(overrides, str):
+        overrides = [overrides]  # one "path=value", not one override per character
     items: Iterable[Any] = overrides.items() if isinstance(overrides, Mapping) else overrides
     pairs: list[tuple[str, str]] = []
     for item in items:
@@ -30,18 +35,64 @@ def _pairs(overrides: Overrides | None) -> list[tuple[str, str]]:
             if not sep or not path.strip():
                 raise ScenarioError(f"override {item!r} is not of the form path=value", "--set")
             pairs.append((path.strip(), value.strip()))
-        else:
+        elif isinstance(item, tuple) and len(item) == 2:
             path, value = item
-            pairs.append((str(path), _as_toml(value)))
+            pairs.append((str(path), _toml_literal(value, str(path))))
+        else:
+            raise ScenarioError(
+                f"override {item!r} is neither a 'path=value' string nor a (path, value) pair",
+                "overrides",
+            )
     return pairs
 
 
-def _as_toml(value: Any) -> str:
+def _toml_string(text: str, path: str) -> str:
+    """``text`` as a TOML basic string: quotes, backslashes and control characters
+    escaped (TOML forbids them raw), everything else as it is."""
+    out = []
+    for c in text:
+        code = ord(c)
+        if 0xD800 <= code <= 0xDFFF:
+            raise ScenarioError(
+                f"{text!r} holds a lone surrogate (U+{code:04X}), which no scenario can hold",
+                path,
+            )
+        if c in ('"', "\\"):
+            out.append("\\" + c)
+        elif code < 0x20 or code == 0x7F:
+            out.append(f"\\u{code:04X}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_literal(value: Any, path: str) -> str:
+    """``value`` as a TOML literal of its own type (a ``str`` stays a string)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
         return repr(value)
-    return str(value)
+    if isinstance(value, (str, Path)):
+        return _toml_string(str(value), path)
+    if isinstance(value, Mapping):
+        inner = ", ".join(
+            f"{_toml_string(str(k), path)} = {_toml_literal(v, f'{path}.{k}')}"
+            for k, v in value.items()
+        )
+        return "{ " + inner + " }" if inner else "{}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_literal(v, f"{path}[{i}]") for i, v in enumerate(value)) + "]"
+    raise ScenarioError(
+        f"{value!r} ({type(value).__name__}) is not a scenario value; "
+        "expected a string, number, boolean, list or table",
+        path,
+    )
 
 
 def load_text(scenario: str | Path) -> str:
@@ -59,7 +110,11 @@ def load_text(scenario: str | Path) -> str:
 
 
 def _check_seed(seed: int | None) -> int | None:
-    if seed is not None and not 0 <= seed < 2**64:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ScenarioError(f"{seed!r} is not a whole number; expected 0 to 2^64 - 1", "seed")
+    if not 0 <= seed < 2**64:
         raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "seed")
     return seed
 

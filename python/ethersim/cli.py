@@ -1,27 +1,34 @@
 """The ``ethersim`` command line.
 
-Exit status: 0 success; 2 bad input (a malformed scenario, an unknown option, an output
-folder that cannot be used); 3 a bug in ethersim (an internal error); 1 any other
-ethersim error; 130 interrupted (Ctrl-C), with nothing written. Mapped in one place:
-:func:`_exit_status`.
+Exit status: 0 success (also when the reader of standard output stops reading, as
+``| head`` does); 2 bad input (a malformed scenario, an unknown option, an output folder
+that cannot be used, checked before the run); 3 a bug in ethersim (an internal error); 1
+any other ethersim error; 130 interrupted (Ctrl-C), with nothing written. Mapped in one
+place: :func:`_exit_status`. Text that comes from the user (names, paths, values) is
+printed as it is, never read as markup, with control characters shown as escapes.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, ParamSpec
 
 import typer
 
 from ethersim import api, benchmark, schema_doc
 from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
-from ethersim.results import Result
+from ethersim.results import Result, check_output_folder
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.text import Text
+
+P = ParamSpec("P")
 
 app = typer.Typer(
     name="ethersim",
@@ -37,8 +44,14 @@ def out_console() -> Console:
     """The console for results (made on first use: a quiet run never imports rich's)."""
     from rich.console import Console
 
+    class ResultsConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich would exit with status 1; a reader that stopped reading is not a
+            # failure of the command (see _closed_pipe_is_success).
+            raise BrokenPipeError
+
     # Piped output is not wrapped at rich's 80-column default: tables stay one row per item.
-    return Console(width=None if sys.stdout.isatty() else 160)
+    return ResultsConsole(width=None if sys.stdout.isatty() else 160)
 
 
 @functools.cache
@@ -47,6 +60,44 @@ def err_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+def _visible(text: object) -> str:
+    """``text`` with every control and format character written as an escape (``\\x1b``,
+    ``\\n``, ``\\u202e``), so that user text can neither move the cursor nor hide itself."""
+    import unicodedata
+
+    return "".join(
+        c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in ("Cc", "Cf") else c
+        for c in str(text)
+    )
+
+
+def _literal(text: object, style: str = "") -> Text:
+    """User text (a name, a path, a value, a message quoting them) for a rich console or
+    table: printed as it is, never read as markup."""
+    from rich.text import Text
+
+    return Text(_visible(text), style=style)
+
+
+def _closed_pipe_is_success(command: Callable[P, None]) -> Callable[P, None]:
+    """A reader that stops reading (``ethersim run ... | head -1``) is not a failure of the
+    command: when standard output is closed under it, the command ends with status 0 and
+    says nothing (the rest of its output had nowhere to go)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        try:
+            command(*args, **kwargs)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # Later writes (the interpreter's final flush) must not fail again.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            raise typer.Exit(0) from None
+
+    return wrapper
 
 
 def _exit_status(error: EthersimError) -> int:
@@ -58,10 +109,11 @@ def _exit_status(error: EthersimError) -> int:
 
 
 def _fail(error: EthersimError) -> typer.Exit:
+    from rich.text import Text
+
     kind = "error" if not isinstance(error, InternalError) else "internal error"
-    err_console().print(
-        f"[bold red]{kind}:[/] {error}", highlight=False, markup=True, soft_wrap=True
-    )
+    message = Text.assemble((f"{kind}: ", "bold red"), _literal(error))
+    err_console().print(message, highlight=False, soft_wrap=True)
     return typer.Exit(_exit_status(error))
 
 
@@ -83,6 +135,13 @@ def _fmt_time(seconds: float | None) -> str:
     return f"{seconds * 1e12:.4g} ps"
 
 
+def _count(n: int, noun: str) -> str:
+    """``1 switch``, ``2 switches``."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{n} {noun}s"
+
+
 def _fmt_rate(bps: float) -> str:
     for scale, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
         if bps >= scale:
@@ -92,14 +151,16 @@ def _fmt_rate(bps: float) -> str:
 
 def _print_summary(result: Result) -> None:
     from rich.table import Table
+    from rich.text import Text
 
     s = result.summary
-    out_console().print(
-        f"[bold]{s['scenario']}[/]  seed {s['seed']}  stopped: {s['stop_reason']}  "
+    header = Text.assemble(
+        _literal(s["scenario"], "bold"),
+        f"  seed {s['seed']}  stopped: {s['stop_reason']}  "
         f"simulated {_fmt_time(s['sim_time_s'])}  events {s['events']:,}  "
         f"wall {result.wall_time_s:.3f} s  ({result.events_per_s / 1e6:.1f} M events/s)",
-        highlight=False,
     )
+    out_console().print(header, highlight=False)
     flows = Table(title="flows", title_justify="left")
     for col in (
         "flow",
@@ -117,8 +178,8 @@ def _print_summary(result: Result) -> None:
         flows.add_column(col, justify="right" if col not in ("flow", "from → to") else "left")
     for f in s["flows"]:
         flows.add_row(
-            f["name"],
-            f"{f['from']} → {f['to']}",
+            _literal(f["name"]),
+            _literal(f"{f['from']} → {f['to']}"),
             f"{f['packets_sent']:,}",
             f"{f['packets_received']:,}",
             f"{f['lost']:,}",
@@ -138,7 +199,7 @@ def _print_summary(result: Result) -> None:
         for f in pings:
             r = f["rtt"]
             rtt.add_row(
-                f["name"],
+                _literal(f["name"]),
                 f"{f['ping_requests']:,}",
                 f"{f['ping_replies']:,}",
                 *(_fmt_time(r[k]) for k in ("mean_s", "std_s", "p50_s", "p99_s", "max_s")),
@@ -152,7 +213,7 @@ def _print_summary(result: Result) -> None:
             tcp.add_column(col, justify="left" if col == "flow" else "right")
         for f in tcp_flows:
             tcp.add_row(
-                f["name"],
+                _literal(f["name"]),
                 f"{f['segments_sent']:,}",
                 f"{f['retransmissions']:,}",
                 f"{f['timeouts']:,}",
@@ -170,7 +231,7 @@ def _print_summary(result: Result) -> None:
         if p["frames_sent"] == 0 and p["drops"] == 0 and p["wire_losses"] == 0:
             continue
         ports.add_row(
-            f"{p['node']} → {p['peer']}",
+            _literal(f"{p['node']} → {p['peer']}"),
             f"{p['frames_sent']:,}",
             f"{p['drops']:,}",
             f"{p['wire_losses']:,}",
@@ -188,7 +249,7 @@ def _print_summary(result: Result) -> None:
             a, b = link["between"]
             lost_ab, lost_ba = link["frames_lost"]
             links.add_row(
-                f"{a} ↔ {b}",
+                _literal(f"{a} ↔ {b}"),
                 f"{link['outages']:,}",
                 _fmt_time(link["dark_s"]),
                 f"{lost_ab:,} → / {lost_ba:,} ←",
@@ -197,6 +258,7 @@ def _print_summary(result: Result) -> None:
 
 
 @app.command()
+@_closed_pipe_is_success
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
     out: Annotated[
@@ -208,6 +270,9 @@ def run(
 ) -> None:
     """Run a scenario and print its results."""
     try:
+        if out is not None:
+            # Every output path is checked before the work, not after it.
+            check_output_folder(out)
         result = api.run(scenario, overrides=set_ or [], seed=seed)
     except EthersimError as e:
         raise _fail(e) from None
@@ -220,15 +285,24 @@ def run(
         except EthersimError as e:
             raise _fail(e) from None
         except KeyboardInterrupt:
-            err_console().print(f"interrupted while writing results to {out}", highlight=False)
+            from rich.text import Text
+
+            err_console().print(
+                Text.assemble("interrupted while writing results to ", _literal(out)),
+                highlight=False,
+            )
             raise typer.Exit(130) from None
     if not quiet:
         _print_summary(result)
         if out is not None:
-            out_console().print(f"results written to {out}/", highlight=False)
+            from rich.text import Text
+
+            written = Text.assemble("results written to ", _literal(out), "/")
+            out_console().print(written, highlight=False)
 
 
 @app.command()
+@_closed_pipe_is_success
 def validate(
     scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
     set_: SetOption = None,
@@ -238,14 +312,22 @@ def validate(
         checked = api.validate(scenario, overrides=set_ or [])
     except EthersimError as e:
         raise _fail(e) from None
-    out_console().print(
-        f"{scenario}: ok ({len(checked['hosts'])} hosts, {len(checked['switches'])} switches, "
-        f"{len(checked['links'])} links, {len(checked['apps'])} apps)",
-        highlight=False,
+    from rich.text import Text
+
+    counts = ", ".join(
+        _count(len(checked[key]), noun)
+        for key, noun in (
+            ("hosts", "host"),
+            ("switches", "switch"),
+            ("links", "link"),
+            ("apps", "app"),
+        )
     )
+    out_console().print(Text.assemble(_literal(scenario), f": ok ({counts})"), highlight=False)
 
 
 @app.command()
+@_closed_pipe_is_success
 def schema(
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the scenario reference as Markdown.")
@@ -259,6 +341,7 @@ def schema(
 
 
 @app.command()
+@_closed_pipe_is_success
 def bench(
     name: Annotated[
         list[str] | None, typer.Option("--scenario", help="Run only this bench scenario.")
@@ -270,6 +353,26 @@ def bench(
     except EthersimError as e:
         raise _fail(e) from None
     sys.stdout.write(json.dumps(figures, indent=2) + "\n")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"ethersim {version('ethersim')}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", callback=_print_version, is_eager=True
+        ),
+    ] = False,
+) -> None:
+    """Fast, deterministic packet-level simulator for Ethernet performance and energy."""
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ from ethersim.errors import OutputError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Result"]
+__all__ = ["Result", "check_output_folder"]
 
 #: Tables written beside ``summary.json``, by the summary key they come from.
 TABLES = ("flows", "ports", "links", "hosts", "series", "tcp_series")
@@ -29,13 +29,34 @@ def _check_replaceable(out: Path) -> None:
     if not out.exists():
         return
     if not out.is_dir():
-        raise OutputError(f"--out {str(out)!r} is a file; expected a folder for the results")
+        raise OutputError(f"{str(out)!r} is a file; expected a folder for the results")
     names = {p.name for p in out.iterdir()}
     if names and ("summary.json" not in names or not names <= RESULT_FILES):
         raise OutputError(
-            f"--out {str(out)!r} already exists and holds files ethersim did not write; "
+            f"{str(out)!r} already exists and holds files ethersim did not write; "
             "expected a new folder or an earlier results folder"
         )
+
+
+def check_output_folder(out_dir: str | Path) -> None:
+    """Raises :class:`OutputError` unless results could be written to ``out_dir``: it is
+    absent or an earlier results folder, and the nearest existing folder above it is a
+    folder this process may write in. Cheap; the CLI calls it before running."""
+    out = Path(out_dir).absolute()
+    try:
+        _check_replaceable(out)
+        parent = out.parent
+        while not parent.exists():
+            parent = parent.parent
+    except OSError as e:
+        raise OutputError(f"cannot create results folder {str(out)!r}: {e.strerror}") from None
+    why = None
+    if not parent.is_dir():
+        why = "is a file"
+    elif not os.access(parent, os.W_OK | os.X_OK):
+        why = "is not writable"
+    if why is not None:
+        raise OutputError(f"cannot create results folder {str(out)!r}: {str(parent)!r} {why}")
 
 
 class Result:

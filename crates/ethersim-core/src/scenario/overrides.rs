@@ -44,18 +44,23 @@ fn parse_path(path: &str) -> Result<Vec<Segment>, ScenarioError> {
     Ok(out)
 }
 
-fn parse_value(text: &str) -> Value {
-    match toml::from_str::<Table>(&format!("v = {text}")) {
-        Ok(mut t) => t.remove("v").unwrap_or_else(|| Value::String(text.to_owned())),
-        Err(_) => Value::String(text.to_owned()),
+fn parse_value(text: &str, path: &str) -> Result<Value, ScenarioError> {
+    // A line break would let the text after it be read as further keys, silently
+    // dropped: a value is one line.
+    if text.contains(['\n', '\r']) {
+        return Err(ScenarioError::at(path, "the value spans several lines; expected one line"));
     }
+    Ok(match toml::from_str::<Table>(&format!("v = {text}")) {
+        Ok(mut t) if t.len() == 1 => t.remove("v").unwrap_or_else(|| Value::String(text.to_owned())),
+        _ => Value::String(text.to_owned()),
+    })
 }
 
 /// Sets `path` to `value` in `doc`.
 pub fn apply(doc: &mut Table, path: &str, value: &str) -> Result<(), ScenarioError> {
     let segments = parse_path(path)?;
     let mut root = Value::Table(std::mem::take(doc));
-    let result = set(&mut root, &segments, parse_value(value), path);
+    let result = parse_value(value, path).and_then(|v| set(&mut root, &segments, v, path));
     if let Value::Table(t) = root {
         *doc = t;
     }

@@ -1,0 +1,148 @@
+"""Hostile input at the edges of the Python front: user text printed literally, output
+paths checked before the work, a closed pipe, typed API overrides, values spanning lines.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import ethersim
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "udp-file.toml"
+SMALL = ["--set", "apps[0].size=1 MB"]
+
+
+def ethersim_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ethersim.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def test_user_text_in_an_error_is_printed_literally() -> None:
+    p = ethersim_cli("run", str(EXAMPLE), "--set", "apps[0].to=gh[/]ost")
+    assert p.returncode == 2, p.stderr
+    assert 'no node named "gh[/]ost"' in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_a_scenario_path_with_brackets_is_named_as_given(tmp_path: Path) -> None:
+    p = ethersim_cli("run", "exp[baseline].toml", cwd=tmp_path)
+    assert p.returncode == 2
+    assert "'exp[baseline].toml'" in p.stderr
+
+
+def test_names_with_markup_and_control_characters_are_shown_literally(tmp_path: Path) -> None:
+    text = EXAMPLE.read_text().replace('"client"', '"rack[b]"')
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(text)
+    p = ethersim_cli("run", str(scenario), *SMALL, "--set", "name=[/]\x1b[31mred")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("[/]\\x1b[31mred  seed 1"), p.stdout[:80]
+    assert "\x1b" not in p.stdout, "a control character reached the terminal"
+    assert "server → rack[b]" in p.stdout and "switch → rack[b]" in p.stdout
+
+
+def test_an_output_path_that_cannot_be_used_is_refused_before_the_run(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    for out in (blocker, blocker / "below"):
+        p = ethersim_cli("run", str(EXAMPLE), "--out", str(out))
+        assert p.returncode == 2, p.stderr
+        assert p.stdout == "", "nothing ran"
+        assert "a-file" in p.stderr and "is a file" in p.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [["run", str(EXAMPLE), *SMALL], ["validate", str(EXAMPLE)], ["schema"]]
+)
+def test_a_reader_that_stops_reading_is_not_a_failure(args: list[str]) -> None:
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ethersim.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.close()  # like `| head -0`: every write finds the pipe closed
+    err = p.stderr.read()
+    p.stderr.close()
+    assert p.wait() == 0
+    assert err == b""
+
+
+def test_a_set_value_spanning_lines_is_refused() -> None:
+    p = ethersim_cli("run", str(EXAMPLE), "--set", "apps[0].size=1 MB\nseed = 5")
+    assert p.returncode == 2
+    assert "apps[0].size: the value spans several lines" in p.stderr
+
+
+def test_api_overrides_are_typed() -> None:
+    r = ethersim.run(EXAMPLE, overrides={"name": "2024", "apps[0].size": "1 MB", "seed": 4})
+    assert r.summary["scenario"] == "2024" and r.summary["seed"] == 4
+    with pytest.raises(ethersim.ScenarioError) as e:
+        ethersim.run(EXAMPLE, overrides={"description": {"a": 1}})
+    assert e.value.path == "description"
+    for bad in ({"seed": None}, {"seed": "7"}):
+        with pytest.raises(ethersim.ScenarioError) as e:
+            ethersim.run(EXAMPLE, overrides=bad)
+        assert e.value.path == "seed"
+    with pytest.raises(ethersim.ScenarioError) as e:
+        ethersim.run(EXAMPLE, seed=True)  # type: ignore[arg-type]
+    assert e.value.path == "seed"
+    # One "path=value" string is one override, not one per character.
+    assert (
+        ethersim.run(EXAMPLE, overrides="apps[0].size=1 MB").flows.loc[0, "bytes_received"] == 1e6
+    )
+
+
+def test_write_errors_do_not_speak_of_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("x")
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
+    with pytest.raises(ethersim.OutputError) as e:
+        r.write(tmp_path / "taken")
+    assert "--out" not in str(e.value)
+
+
+def test_version_and_plural_counts() -> None:
+    p = ethersim_cli("--version")
+    assert p.returncode == 0 and p.stdout.startswith("ethersim ")
+    p = ethersim_cli("validate", str(EXAMPLE))
+    assert "(2 hosts, 1 switch, 2 links, 1 app)" in p.stdout
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=40))
+def test_any_name_goes_through_the_api_unchanged(text: str) -> None:
+    try:
+        r = ethersim.run(EXAMPLE, overrides={"name": text, "apps[0].size": "10 kB"})
+    except ethersim.ScenarioError as e:
+        # The one refusal a name may meet: TOML cannot hold a lone surrogate.
+        assert any(0xD800 <= ord(c) <= 0xDFFF for c in text), e
+        return
+    assert r.summary["scenario"] == text
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=st.text(max_size=30), key=st.sampled_from(["name", "apps[0].to", "links[0].rate"]))
+def test_any_set_value_exits_0_or_2_and_leaves_nothing_behind(
+    tmp_path_factory: pytest.TempPathFactory, value: str, key: str
+) -> None:
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in value) or "\x00" in value:
+        return  # not representable in a command-line argument
+    parent = tmp_path_factory.mktemp("out")
+    p = ethersim_cli(
+        "run", str(EXAMPLE), *SMALL, "--set", f"{key}={value}", "--out", str(parent / "r")
+    )
+    assert p.returncode in (0, 2), p.stderr
+    assert "Traceback" not in p.stderr
+    left = sorted(x.name for x in parent.iterdir())
+    assert left == (["r"] if p.returncode == 0 else []), left
