@@ -146,3 +146,70 @@ def test_any_set_value_exits_0_or_2_and_leaves_nothing_behind(
     assert "Traceback" not in p.stderr
     left = sorted(x.name for x in parent.iterdir())
     assert left == (["r"] if p.returncode == 0 else []), left
+
+
+def test_sigterm_stops_a_run_like_ctrl_c(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "ethersim.cli", "run", str(EXAMPLE)),
+            *("--set", "apps[0].size=1000 TB", "--out", str(tmp_path / "out")),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(1.5)  # imports done, into the event loop
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143, err
+    assert "terminated: nothing was written" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("attempt", range(6))
+def test_a_signal_at_any_instant_leaves_results_whole_or_absent(
+    tmp_path: Path, attempt: int
+) -> None:
+    """SIGINT or SIGTERM at a random instant of a run that writes results: the folder is
+    complete or absent, an earlier results folder survives, and nothing hidden remains."""
+    import random
+    import signal
+    import time
+
+    from ethersim.results import RESULT_FILES
+
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "ethersim.cli", "run", str(EXAMPLE), "--set", "apps[0].size=20 MB"]
+    first = subprocess.run([*cmd, "--out", str(out), "-q"], capture_output=True, check=False)
+    assert first.returncode == 0
+    before = (out / "summary.json").read_text()
+    rng = random.Random(attempt)
+    sig = signal.SIGTERM if attempt % 2 else signal.SIGINT
+    proc = subprocess.Popen(
+        [*cmd, "--seed", "2", "--out", str(out), "-q"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    time.sleep(rng.uniform(0.1, 1.5))  # in start-up, the run, the write, or after
+    proc.send_signal(sig)
+    proc.communicate(timeout=60)
+    assert proc.returncode in (0, 130, 143, -sig), proc.returncode
+    assert [p.name for p in tmp_path.iterdir()] == ["out"], "no hidden folder remains"
+    assert {p.name for p in out.iterdir()} == RESULT_FILES, "the results are whole"
+    if proc.returncode != 0:
+        assert (out / "summary.json").read_text() == before, "the earlier results survive"
+
+
+def test_results_folders_follow_the_umask(tmp_path: Path) -> None:
+    import os
+
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
+    old = os.umask(0o022)
+    try:
+        out = r.write(tmp_path / "res")
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o755

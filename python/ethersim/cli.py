@@ -3,9 +3,10 @@
 Exit status: 0 success (also when the reader of standard output stops reading, as
 ``| head`` does); 2 bad input (a malformed scenario, an unknown option, an output folder
 that cannot be used, checked before the run); 3 a bug in ethersim (an internal error); 1
-any other ethersim error; 130 interrupted (Ctrl-C), with nothing written. Mapped in one
-place: :func:`_exit_status`. Text that comes from the user (names, paths, values) is
-printed as it is, never read as markup, with control characters shown as escapes.
+any other ethersim error; 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM), with
+nothing written. Mapped in one place: :func:`_exit_status`. Text that comes from the
+user (names, paths, values) is printed as it is, never read as markup, with control
+characters shown as escapes.
 """
 
 from __future__ import annotations
@@ -98,6 +99,23 @@ def _closed_pipe_is_success(command: Callable[P, None]) -> Callable[P, None]:
             raise typer.Exit(0) from None
 
     return wrapper
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: the command stops as on Ctrl-C, leaving nothing half-written."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def _stopped(e: BaseException, what: str) -> typer.Exit:
+    """The message and exit status for an interrupt (130) or a SIGTERM (143)."""
+    from rich.text import Text
+
+    word = "terminated" if isinstance(e, Terminated) else "interrupted"
+    err_console().print(Text.assemble(f"{word}: ", _literal(what)), highlight=False)
+    return typer.Exit(143 if isinstance(e, Terminated) else 130)
 
 
 def _exit_status(error: EthersimError) -> int:
@@ -276,22 +294,15 @@ def run(
         result = api.run(scenario, overrides=set_ or [], seed=seed)
     except EthersimError as e:
         raise _fail(e) from None
-    except KeyboardInterrupt:
-        err_console().print("interrupted: nothing was written", highlight=False)
-        raise typer.Exit(130) from None
+    except (KeyboardInterrupt, Terminated) as e:
+        raise _stopped(e, "nothing was written") from None
     if out is not None:
         try:
             result.write(out)
         except EthersimError as e:
             raise _fail(e) from None
-        except KeyboardInterrupt:
-            from rich.text import Text
-
-            err_console().print(
-                Text.assemble("interrupted while writing results to ", _literal(out)),
-                highlight=False,
-            )
-            raise typer.Exit(130) from None
+        except (KeyboardInterrupt, Terminated) as e:
+            raise _stopped(e, f"nothing was written to {out}") from None
     if not quiet:
         _print_summary(result)
         if out is not None:
@@ -377,6 +388,10 @@ def _options(
 
 def main() -> None:
     """Entry point of the ``ethersim`` command."""
+    import signal
+
+    # SIGTERM stops a run as Ctrl-C does (the run checks for signals as it goes).
+    signal.signal(signal.SIGTERM, _on_sigterm)
     app()
 
 

@@ -24,6 +24,13 @@ TABLES = ("flows", "ports", "links", "hosts", "series", "tcp_series")
 RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in TABLES)})
 
 
+def _umask() -> int:
+    """The process's file-creation mask (read by setting it and putting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _check_replaceable(out: Path) -> None:
     """Refuses to replace anything but a results folder that ethersim wrote."""
     if not out.exists():
@@ -156,7 +163,10 @@ class Result:
             tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         except OSError as e:
             raise OutputError(f"cannot create results folder {str(out)!r}: {e}") from None
+        old: Path | None = None
         try:
+            # mkdtemp makes a private (0700) folder; results get the umask's permissions.
+            os.chmod(tmp, 0o777 & ~_umask())
             (tmp / "summary.json").write_text(self.summary_json(), encoding="utf-8")
             run_info = {"wall_time_s": self.wall_time_s, "events_per_s": self.events_per_s}
             (tmp / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
@@ -164,17 +174,21 @@ class Result:
                 self._table(key).to_parquet(tmp / f"{key}.parquet", index=False)
             # Move an earlier results folder aside before putting the new one in place, so
             # that at no moment are both gone; then delete the old one.
-            old = None
             if out.exists():
                 old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
                 os.replace(out, old / out.name)
             os.replace(tmp, out)
+        except BaseException as e:
+            # Whatever stopped the write (an error, Ctrl-C, SIGTERM): nothing half-written
+            # stays, and an earlier results folder moved aside goes back.
+            shutil.rmtree(tmp, ignore_errors=True)
             if old is not None:
+                if not out.exists() and (old / out.name).exists():
+                    os.replace(old / out.name, out)
                 shutil.rmtree(old, ignore_errors=True)
-        except OSError as e:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise OutputError(f"cannot write results to {str(out)!r}: {e}") from None
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
+            if isinstance(e, OSError):
+                raise OutputError(f"cannot write results to {str(out)!r}: {e}") from None
             raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
         return out
