@@ -213,3 +213,20 @@ def test_results_folders_follow_the_umask(tmp_path: Path) -> None:
     finally:
         os.umask(old)
     assert out.stat().st_mode & 0o777 == 0o755
+
+
+def test_pointless_scenarios_are_warned_about_and_show_no_fake_statistics(tmp_path: Path) -> None:
+    late = EXAMPLE.read_text() + 'duration = "1 s"\n'
+    late = late.replace('size = "500 MB"', 'size = "1 MB"\nstart = "2 s"')
+    # `duration` must be a top-level key: put it first.
+    late = 'duration = "1 s"\n' + late.replace('duration = "1 s"\n', "")
+    for text, warning in (
+        ("", "the scenario has no applications"),
+        (late, "apps[0] starts at 2 s, at or after the run's duration (1 s): it sends nothing"),
+    ):
+        scenario = tmp_path / "s.toml"
+        scenario.write_text(text)
+        p = ethersim_cli("run", str(scenario))
+        assert p.returncode == 0, p.stderr
+        assert f"warning: {warning}" in p.stderr
+    assert "0 ps" not in p.stdout and "\N{EN DASH}" in p.stdout, p.stdout

@@ -146,7 +146,7 @@ SetOption = Annotated[
 
 def _fmt_time(seconds: float | None) -> str:
     if seconds is None:
-        return "-"
+        return "\N{EN DASH}"  # no value: statistics of nothing
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
         if abs(seconds) >= scale:
             return f"{seconds / scale:.4g} {unit}"
@@ -205,8 +205,9 @@ def _print_summary(result: Result) -> None:
             f"{100 * f['loss_fraction']:.3g}%",
             _fmt_time(f["completion_time_s"]),
             _fmt_rate(f["goodput_bps"]),
-            _fmt_time(f["delay"]["mean_s"]),
-            _fmt_time(f["delay"]["p99_s"]),
+            # Statistics of no packets are no numbers.
+            _fmt_time(f["delay"]["mean_s"] if f["delay"]["count"] else None),
+            _fmt_time(f["delay"]["p99_s"] if f["delay"]["count"] else None),
         )
     out_console().print(flows)
     pings = [f for f in s["flows"] if "rtt" in f]
@@ -296,6 +297,10 @@ def run(
         raise _fail(e) from None
     except (KeyboardInterrupt, Terminated) as e:
         raise _stopped(e, "nothing was written") from None
+    for warning in result.warnings:
+        from rich.text import Text
+
+        err_console().print(Text.assemble(("warning: ", "bold yellow"), _literal(warning)))
     if out is not None:
         try:
             result.write(out)

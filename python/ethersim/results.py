@@ -77,6 +77,9 @@ class Result:
         self.summary: dict[str, Any] = report["summary"]
         self.wall_time_s: float = report["wall_time_s"]
         self.events_per_s: float = report["events_per_s"]
+        #: What was valid in the scenario but pointless (no traffic, an application
+        #: that starts after the run's end).
+        self.warnings: list[str] = report.get("warnings", [])
 
     def _table(self, key: str) -> pd.DataFrame:
         # pandas is imported on first use: a run that only prints needs none of it.

@@ -18,6 +18,8 @@ pub struct RunReport {
     pub wall_time_s: f64,
     /// Events executed per wall-clock second.
     pub events_per_s: f64,
+    /// What is valid in the scenario but pointless (see `scenario::Built::warnings`).
+    pub warnings: Vec<String>,
 }
 
 /// Parses, overrides (`(path, value)` pairs), checks and builds a scenario without running it.
@@ -50,6 +52,7 @@ pub struct Run {
     name: String,
     seed: u64,
     started: Instant,
+    warnings: Vec<String>,
 }
 
 impl Run {
@@ -61,7 +64,13 @@ impl Run {
             s.seed = seed;
         }
         let built = scenario::build(&s)?;
-        Ok(Run { sim: Simulation::new(built.network, built.limits), name: s.name, seed: s.seed, started })
+        Ok(Run {
+            sim: Simulation::new(built.network, built.limits),
+            name: s.name,
+            seed: s.seed,
+            started,
+            warnings: built.warnings,
+        })
     }
 
     /// Runs at most `events` more events; returns why the run ended, or `None` if it has
@@ -88,6 +97,6 @@ impl Run {
         let wall = self.started.elapsed().as_secs_f64();
         let summary = self.sim.summary(&self.name, self.seed);
         let events_per_s = if wall > 0.0 { summary.events as f64 / wall } else { 0.0 };
-        Ok(RunReport { summary, wall_time_s: wall, events_per_s })
+        Ok(RunReport { summary, wall_time_s: wall, events_per_s, warnings: self.warnings })
     }
 }

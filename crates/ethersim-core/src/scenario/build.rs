@@ -29,6 +29,9 @@ pub struct Built {
     pub network: Network,
     /// When the run stops.
     pub limits: RunLimits,
+    /// What is valid but pointless (no traffic, an application that never starts), for
+    /// the user to see.
+    pub warnings: Vec<String>,
 }
 
 type Result<T> = std::result::Result<T, ScenarioError>;
@@ -45,7 +48,26 @@ pub fn build(s: &Scenario) -> Result<Built> {
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
     network.trace = trace;
-    Ok(Built { network, limits })
+    Ok(Built { network, limits, warnings: warnings(s) })
+}
+
+/// Scenarios that are valid but where nothing, or less than written, can happen.
+fn warnings(s: &Scenario) -> Vec<String> {
+    let mut out = Vec::new();
+    if s.apps.is_empty() {
+        out.push("the scenario has no applications: the run carries no traffic".to_owned());
+    }
+    if let Some(end) = s.duration.map(|d| d.0) {
+        for (i, app) in s.apps.iter().enumerate() {
+            if app.start() >= end {
+                out.push(format!(
+                    "apps[{i}] starts at {}, at or after the run's duration ({end}): it sends nothing",
+                    app.start()
+                ));
+            }
+        }
+    }
+    out
 }
 
 /// One link object per `[[links]]` entry: link `i` joins ports `2i` and `2i + 1`.

@@ -115,16 +115,19 @@ impl DelayStats {
         let (Some(h), m) = (&self.histogram, &self.moments) else {
             return DelaySummary::default();
         };
-        let q = |p: f64| h.value_at_quantile(p) as f64 * 1e-12;
+        // A histogram bucket reports its highest equivalent value, which may lie a little
+        // beyond the exact extremes; every true percentile lies within them.
+        let (min_s, max_s) = (self.min.as_secs_f64(), self.max.as_secs_f64());
+        let q = |p: f64| (h.value_at_quantile(p) as f64 * 1e-12).clamp(min_s, max_s);
         DelaySummary {
             count: m.count(),
             mean_s: m.mean(),
             std_s: m.std_dev(),
-            min_s: self.min.as_secs_f64(),
+            min_s,
             p50_s: q(0.5),
             p90_s: q(0.9),
             p99_s: q(0.99),
-            max_s: self.max.as_secs_f64(),
+            max_s,
         }
     }
 }
@@ -155,6 +158,18 @@ mod tests {
         let s = d.summary();
         assert!((s.max_s - 10.0).abs() < 1e-12);
         assert!((s.p99_s - 10.0).abs() / 10.0 < 1e-3, "{s:?}");
+    }
+
+    #[test]
+    fn delays_of_thousands_of_seconds_keep_ordered_percentiles() {
+        let mut d = DelayStats::default();
+        for s in [2000, 3000, 5000] {
+            d.record(Duration::from_secs(s));
+        }
+        let s = d.summary();
+        assert!(s.min_s <= s.p50_s && s.p50_s <= s.p90_s && s.p99_s <= s.max_s, "{s:?}");
+        assert!((s.p50_s - 3000.0).abs() / 3000.0 < 1e-3, "{s:?}");
+        assert!((s.max_s - 5000.0).abs() < 1e-9);
     }
 
     #[test]
