@@ -230,3 +230,25 @@ def test_pointless_scenarios_are_warned_about_and_show_no_fake_statistics(tmp_pa
         assert p.returncode == 0, p.stderr
         assert f"warning: {warning}" in p.stderr
     assert "0 ps" not in p.stdout and "\N{EN DASH}" in p.stdout, p.stdout
+
+
+def test_only_a_regular_file_of_bounded_size_is_read(tmp_path: Path) -> None:
+    p = ethersim_cli("validate", "/dev/zero")
+    assert p.returncode == 2
+    assert "'/dev/zero' is not a regular file" in p.stderr
+    huge = tmp_path / "huge.toml"
+    huge.write_bytes(b"# padding\n" * (2 << 20))  # 20 MiB of comments
+    p = ethersim_cli("validate", str(huge))
+    assert p.returncode == 2
+    assert "is larger than 16 MiB" in p.stderr
+
+
+def test_a_scenario_can_come_from_standard_input() -> None:
+    p = subprocess.run(
+        [sys.executable, "-m", "ethersim.cli", "run", "-", *SMALL, "-q"],
+        input=EXAMPLE.read_text(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert p.returncode == 0, p.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -95,14 +96,40 @@ def _toml_literal(value: Any, path: str) -> str:
     )
 
 
-def load_text(scenario: str | Path) -> str:
-    """The TOML text of a scenario file.
+#: The largest scenario file read, bytes (16 MiB: far beyond any hand-written scenario,
+#: and a bound on what a mistaken path such as ``/dev/zero`` can cost).
+MAX_SCENARIO_BYTES = 16 << 20
 
-    Raises :class:`ScenarioError` if it cannot be read.
+
+def load_text(scenario: str | Path) -> str:
+    """The TOML text of a scenario file, or of standard input for ``"-"``.
+
+    Only a regular file (or standard input) of at most :data:`MAX_SCENARIO_BYTES` is
+    read. Raises :class:`ScenarioError` if it cannot be read.
     """
+    import stat
+
     path = Path(scenario)
     try:
-        return path.read_text(encoding="utf-8")
+        if str(scenario) == "-":
+            data = sys.stdin.buffer.read(MAX_SCENARIO_BYTES + 1)
+            where = "standard input"
+        else:
+            mode = path.stat().st_mode
+            if not stat.S_ISREG(mode):
+                raise ScenarioError(
+                    f"{str(path)!r} is not a regular file; expected a scenario file (or - for "
+                    "standard input)"
+                )
+            with path.open("rb") as f:
+                data = f.read(MAX_SCENARIO_BYTES + 1)
+            where = repr(str(path))
+        if len(data) > MAX_SCENARIO_BYTES:
+            raise ScenarioError(
+                f"scenario {where} is larger than {MAX_SCENARIO_BYTES >> 20} MiB; "
+                "expected a smaller file"
+            )
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise ScenarioError(f"no scenario file at {str(path)!r}") from None
     except (OSError, UnicodeDecodeError) as e:

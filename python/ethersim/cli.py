@@ -279,7 +279,9 @@ def _print_summary(result: Result) -> None:
 @app.command()
 @_closed_pipe_is_success
 def run(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    scenario: Annotated[
+        Path, typer.Argument(help="Scenario file (TOML), or - for standard input.")
+    ],
     out: Annotated[
         Path | None, typer.Option("--out", help="Write summary.json and Parquet tables here.")
     ] = None,
@@ -320,7 +322,9 @@ def run(
 @app.command()
 @_closed_pipe_is_success
 def validate(
-    scenario: Annotated[Path, typer.Argument(help="Scenario file (TOML).")],
+    scenario: Annotated[
+        Path, typer.Argument(help="Scenario file (TOML), or - for standard input.")
+    ],
     set_: SetOption = None,
 ) -> None:
     """Check a scenario without running it."""

@@ -36,8 +36,32 @@ pub struct Built {
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 
+/// Most nodes (hosts and switches) a scenario may have: each costs some kilobytes, so
+/// this bounds a scenario's memory to about a gigabyte.
+pub const MAX_NODES: usize = 100_000;
+/// Most links a scenario may have.
+pub const MAX_LINKS: usize = 200_000;
+/// Most applications a scenario may have.
+pub const MAX_APPS: usize = 100_000;
+
+/// Refuses scenarios larger than the documented limits, before anything is allocated
+/// for them.
+fn check_sizes(s: &Scenario) -> Result<()> {
+    let nodes = s.hosts.len() + s.switches.len();
+    for (key, n, max) in
+        [("hosts", nodes, MAX_NODES), ("links", s.links.len(), MAX_LINKS), ("apps", s.apps.len(), MAX_APPS)]
+    {
+        if n > max {
+            let what = if key == "hosts" { "hosts and switches" } else { key };
+            return Err(ScenarioError::at(key, format!("{n} {what} exceed the limit of {max}")));
+        }
+    }
+    Ok(())
+}
+
 /// Checks `s` and assembles its network.
 pub fn build(s: &Scenario) -> Result<Built> {
+    check_sizes(s)?;
     let topo = Topology::new(s)?;
     let limits = run_limits(s)?;
     let mut links = links(s)?;
@@ -585,4 +609,23 @@ fn source(spec: &SourceSpec, path: &str, s: &Scenario, poisson: bool, payload: u
         if poisson { Arrivals::Poisson { mean_interval: interval } } else { Arrivals::Constant { interval } };
     let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
     Ok(EndpointKind::Source(PacketSource::new(arrivals, stop, spec.count, payload)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scenarios_beyond_the_size_limits_are_refused_before_anything_is_built() {
+        let text = "[[hosts]]\nname = \"a\"\n[[apps]]\nkind = \"ping\"\nfrom = \"a\"\nto = \"a\"\ninterval = \"1 s\"\ncount = 1\n";
+        let base = crate::scenario::load(text, &[]).unwrap();
+        let mut many_hosts = base.clone();
+        many_hosts.hosts = vec![base.hosts[0].clone(); MAX_NODES + 1];
+        let e = build(&many_hosts).unwrap_err();
+        assert_eq!(e.path, "hosts");
+        assert!(e.message.contains("100001 hosts and switches exceed the limit of 100000"), "{e}");
+        let mut many_apps = base.clone();
+        many_apps.apps = vec![base.apps[0].clone(); MAX_APPS + 1];
+        assert_eq!(build(&many_apps).unwrap_err().path, "apps");
+    }
 }

@@ -41,11 +41,17 @@ pub struct Topology {
     pub names: Vec<String>,
     /// Links of each node, in file order.
     pub attachments: Vec<Vec<Attachment>>,
-    /// Hop distances towards each host (`None` for switches, which are never destinations).
-    distances: Vec<Option<Vec<Option<u32>>>>,
+    /// Per switch, its links to other switches, in file order.
+    switch_links: Vec<Vec<Attachment>>,
+    /// Per node, hop distances from every switch to it (`None` for switches, which are
+    /// never destinations): hosts × switches entries, not hosts × nodes.
+    switch_distances: Vec<Option<Box<[Option<u32>]>>>,
 }
 
 type Result<T> = std::result::Result<T, ScenarioError>;
+
+/// Most known names an error message lists.
+const SHOWN: usize = 20;
 
 impl Topology {
     /// Checks names and links of `s` and computes routes.
@@ -55,7 +61,8 @@ impl Topology {
             roles: Vec::new(),
             names: Vec::new(),
             attachments: Vec::new(),
-            distances: Vec::new(),
+            switch_links: Vec::new(),
+            switch_distances: Vec::new(),
         };
         let hosts =
             s.hosts.iter().enumerate().map(|(i, h)| (format!("hosts[{i}].name"), &h.name, Role::Host(i)));
@@ -71,9 +78,19 @@ impl Topology {
             topo.add_link(s, i, link)?;
         }
         topo.check_hosts_have_one_link()?;
-        topo.distances = (0..topo.names.len())
+        topo.switch_links = vec![Vec::new(); s.switches.len()];
+        for (n, role) in topo.roles.iter().enumerate() {
+            if let Role::Switch(w) = *role {
+                topo.switch_links[w] = topo.attachments[n]
+                    .iter()
+                    .filter(|a| matches!(topo.roles[a.neighbour.index()], Role::Switch(_)))
+                    .copied()
+                    .collect();
+            }
+        }
+        topo.switch_distances = (0..topo.names.len())
             .map(|n| match topo.roles[n] {
-                Role::Host(_) => Some(topo.hops_to(NodeId(n as u32))),
+                Role::Host(_) => Some(topo.switch_hops_to(NodeId(n as u32))),
                 Role::Switch(_) => None,
             })
             .collect();
@@ -143,12 +160,19 @@ impl Topology {
         Ok(())
     }
 
-    /// The node called `name`; the error (at `path`) lists the known names.
+    /// The node called `name`; the error (at `path`) lists the known names, at most
+    /// [`SHOWN`] of them (the message names what a reader takes in at a glance).
     pub fn lookup(&self, name: &str, path: &str) -> Result<NodeId> {
         self.ids.get(name).copied().ok_or_else(|| {
             let mut known: Vec<&str> = self.names.iter().map(String::as_str).collect();
             known.sort_unstable();
-            ScenarioError::at(path, format!("no node named {name:?}; known nodes: {}", known.join(", ")))
+            let more = known.len().saturating_sub(SHOWN);
+            known.truncate(SHOWN);
+            let tail = if more > 0 { format!(" and {more} more") } else { String::new() };
+            ScenarioError::at(
+                path,
+                format!("no node named {name:?}; known nodes: {}{tail}", known.join(", ")),
+            )
         })
     }
 
@@ -188,34 +212,68 @@ impl Topology {
         (0..self.names.len() as u32).map(NodeId).filter(|n| matches!(self.roles[n.index()], Role::Host(_)))
     }
 
-    /// Breadth-first distances (in hops) towards `dst`, moving only through switches.
-    fn hops_to(&self, dst: NodeId) -> Vec<Option<u32>> {
-        let mut dist = vec![None; self.names.len()];
-        dist[dst.index()] = Some(0);
-        let mut frontier = VecDeque::from([(dst, 0)]);
-        while let Some((n, d)) = frontier.pop_front() {
-            if n != dst && matches!(self.roles[n.index()], Role::Host(_)) {
-                continue; // hosts do not forward
-            }
-            for a in &self.attachments[n.index()] {
-                if dist[a.neighbour.index()].is_none() {
-                    dist[a.neighbour.index()] = Some(d + 1);
-                    frontier.push_back((a.neighbour, d + 1));
+    /// Breadth-first distances (in hops) from every switch to host `dst`, moving only
+    /// through switches (hosts do not forward).
+    fn switch_hops_to(&self, dst: NodeId) -> Box<[Option<u32>]> {
+        let mut dist = vec![None; self.switch_links.len()].into_boxed_slice();
+        // A host has exactly one link: the switch at its other end, if any, is 1 hop away.
+        let Role::Switch(first) = self.roles[self.attachments[dst.index()][0].neighbour.index()] else {
+            return dist;
+        };
+        dist[first] = Some(1);
+        let mut frontier = VecDeque::from([(first, 1)]);
+        while let Some((w, d)) = frontier.pop_front() {
+            for a in &self.switch_links[w] {
+                let Role::Switch(next) = self.roles[a.neighbour.index()] else { continue };
+                if dist[next].is_none() {
+                    dist[next] = Some(d + 1);
+                    frontier.push_back((next, d + 1));
                 }
             }
         }
         dist
     }
 
+    /// Hops from `node` to host `dst` (`None`: unreachable).
+    fn hops(&self, node: NodeId, dst: NodeId) -> Option<u32> {
+        if node == dst {
+            return Some(0);
+        }
+        let dist = self.switch_distances[dst.index()].as_ref()?;
+        match self.roles[node.index()] {
+            Role::Switch(w) => dist[w],
+            Role::Host(_) => {
+                let a = self.attachments[node.index()][0];
+                match self.roles[a.neighbour.index()] {
+                    _ if a.neighbour == dst => Some(1),
+                    Role::Switch(w) => dist[w].map(|d| d + 1),
+                    Role::Host(_) => None,
+                }
+            }
+        }
+    }
+
     /// The attachment through which `from` sends towards host `dst` (`None`: no route,
-    /// or `from` is `dst`).
+    /// or `from` is `dst`). Among equal next hops the first link in file order wins.
     pub fn next_hop(&self, from: NodeId, dst: NodeId) -> Option<Attachment> {
-        let dist = self.distances[dst.index()].as_ref()?;
-        let mine = dist[from.index()].filter(|&d| d > 0)?;
-        self.attachments[from.index()]
-            .iter()
-            .find(|a| dist[a.neighbour.index()].is_some_and(|d| d + 1 == mine))
-            .copied()
+        let mine = self.hops(from, dst).filter(|&d| d > 0)?;
+        match self.roles[from.index()] {
+            Role::Host(_) => Some(self.attachments[from.index()][0])
+                .filter(|a| self.hops(a.neighbour, dst) == Some(mine - 1)),
+            Role::Switch(_) if mine == 1 => {
+                // `dst` hangs on this switch by its one link: this end of that link.
+                let theirs = self.attachments[dst.index()][0];
+                let end = theirs.port.0 % 2;
+                Some(Attachment {
+                    link: theirs.link,
+                    neighbour: dst,
+                    port: PortId(theirs.port.0 - end + (1 - end)),
+                })
+            }
+            Role::Switch(w) => {
+                self.switch_links[w].iter().find(|a| self.hops(a.neighbour, dst) == Some(mine - 1)).copied()
+            }
+        }
     }
 
     /// The links a packet from `src` to host `dst` crosses, in order (empty if unreachable).
