@@ -252,3 +252,38 @@ def test_a_scenario_can_come_from_standard_input() -> None:
         check=False,
     )
     assert p.returncode == 0, p.stderr
+
+
+def test_max_wall_stops_a_run_that_would_go_on_for_hours(tmp_path: Path) -> None:
+    p = ethersim_cli(
+        "run",
+        str(EXAMPLE),
+        "--set",
+        "apps[0].size=1000 TB",
+        "--max-wall",
+        "1",
+        "--out",
+        str(tmp_path / "o"),
+    )
+    assert p.returncode == 1, p.stderr
+    assert "the run exceeded --max-wall (1 s) at simulated time" in p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_progress_is_reported_and_can_stop_a_run() -> None:
+    seen: list[tuple[float, int, float | None]] = []
+
+    class Enough(Exception):
+        pass
+
+    def progress(sim_s: float, events: int, until_s: float | None) -> None:
+        seen.append((sim_s, events, until_s))
+        if len(seen) == 3:
+            raise Enough
+
+    with pytest.raises(Enough):
+        ethersim.run(
+            EXAMPLE, overrides={"apps[0].size": "1000 TB", "duration": "1000 s"}, progress=progress
+        )
+    assert [s[2] for s in seen] == [1000.0] * 3
+    assert seen[0][0] < seen[1][0] < seen[2][0] and seen[0][1] < seen[1][1] < seen[2][1]

@@ -9,7 +9,13 @@ energy efficiency, with a Rust core.
 from __future__ import annotations
 
 from ethersim.api import load_text, run, run_text, schema, validate
-from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
+from ethersim.errors import (
+    EthersimError,
+    InternalError,
+    OutputError,
+    ScenarioError,
+    WallLimitError,
+)
 from ethersim.results import Result
 
 __version__ = "0.1.0"
@@ -20,6 +26,7 @@ __all__ = [
     "OutputError",
     "Result",
     "ScenarioError",
+    "WallLimitError",
     "__version__",
     "load_text",
     "run",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ from ethersim import _core
 from ethersim.errors import ScenarioError
 from ethersim.results import Result
 
-__all__ = ["Overrides", "load_text", "run", "run_text", "schema", "validate"]
+__all__ = ["Overrides", "Progress", "load_text", "run", "run_text", "schema", "validate"]
 
 #: Overrides of scenario values by key path. A mapping ``{"links[0].rate": "10 Gb/s",
 #: "seed": 7}`` or ``(path, value)`` pairs take typed Python values: a ``str`` is a
@@ -146,21 +146,37 @@ def _check_seed(seed: int | None) -> int | None:
     return seed
 
 
-def run_text(text: str, *, overrides: Overrides | None = None, seed: int | None = None) -> Result:
+#: Called every million or so events with (simulated time reached in s, events
+#: executed, simulated time limit in s or None); whatever it raises stops the run.
+Progress = Callable[[float, int, float | None], object]
+
+
+def run_text(
+    text: str,
+    *,
+    overrides: Overrides | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
+) -> Result:
     """Runs a scenario given as TOML text and returns its results."""
-    report = json.loads(_core.run(text, _pairs(overrides), _check_seed(seed)))
+    report = json.loads(_core.run(text, _pairs(overrides), _check_seed(seed), progress))
     return Result(report)
 
 
 def run(
-    scenario: str | Path, *, overrides: Overrides | None = None, seed: int | None = None
+    scenario: str | Path,
+    *,
+    overrides: Overrides | None = None,
+    seed: int | None = None,
+    progress: Progress | None = None,
 ) -> Result:
     """Runs the scenario file ``scenario`` and returns its results.
 
     ``overrides`` replace scenario values by key path (``{"apps[0].size": "5 GB"}``);
-    ``seed`` replaces the scenario's seed.
+    ``seed`` replaces the scenario's seed; ``progress`` is called as the run goes (see
+    :data:`Progress`).
     """
-    return run_text(load_text(scenario), overrides=overrides, seed=seed)
+    return run_text(load_text(scenario), overrides=overrides, seed=seed, progress=progress)
 
 
 def validate(scenario: str | Path, *, overrides: Overrides | None = None) -> dict[str, Any]:

@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Annotated, ParamSpec
 import typer
 
 from ethersim import api, benchmark, schema_doc
-from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
+from ethersim.errors import (
+    EthersimError,
+    InternalError,
+    OutputError,
+    ScenarioError,
+    WallLimitError,
+)
 from ethersim.results import Result, check_output_folder
 
 if TYPE_CHECKING:
@@ -99,6 +105,52 @@ def _closed_pipe_is_success(command: Callable[P, None]) -> Callable[P, None]:
             raise typer.Exit(0) from None
 
     return wrapper
+
+
+class _Watch:
+    """The progress callback of a CLI run: a live status line on a terminal (after the
+    first second), a line a minute when standard error is a log, and the ``--max-wall``
+    limit."""
+
+    def __init__(self, max_wall: float | None) -> None:
+        import time
+
+        self.clock = time.monotonic
+        self.start = self.clock()
+        self.max_wall = max_wall
+        self.live = sys.stderr.isatty()
+        self.next_report = 1.0 if self.live else 60.0
+        self.shown = 0
+
+    def __call__(self, sim_s: float, events: int, until_s: float | None) -> None:
+        elapsed = self.clock() - self.start
+        if self.max_wall is not None and elapsed > self.max_wall:
+            raise WallLimitError(
+                f"the run exceeded --max-wall ({self.max_wall:g} s) at simulated time "
+                f"{_fmt_time(sim_s)}, after {events:,} events; nothing was written"
+            )
+        if elapsed < self.next_report:
+            return
+        self.next_report = elapsed + (0.25 if self.live else 60.0)
+        line = f"simulated {_fmt_time(sim_s)}"
+        if until_s:
+            line += f" of {_fmt_time(until_s)}"
+            if sim_s > 0:
+                line += f", about {_fmt_time(elapsed * (until_s - sim_s) / sim_s)} to go"
+        line += f"; {events:,} events, {events / elapsed / 1e6:.1f} M events/s, {elapsed:.1f} s"
+        if self.live:
+            sys.stderr.write("\r" + line.ljust(self.shown))
+            self.shown = len(line)
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def clear(self) -> None:
+        """Removes the live line before anything else is printed."""
+        if self.shown:
+            sys.stderr.write("\r" + " " * self.shown + "\r")
+            sys.stderr.flush()
+            self.shown = 0
 
 
 class Terminated(BaseException):
@@ -288,17 +340,29 @@ def run(
     set_: SetOption = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Replace the scenario's seed.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+    max_wall: Annotated[
+        float | None,
+        typer.Option(
+            "--max-wall",
+            help="Stop the run (exit 1, nothing written) after this many seconds of wall time.",
+            min=0.0,
+        ),
+    ] = None,
 ) -> None:
     """Run a scenario and print its results."""
+    watch = _Watch(max_wall)
     try:
         if out is not None:
             # Every output path is checked before the work, not after it.
             check_output_folder(out)
-        result = api.run(scenario, overrides=set_ or [], seed=seed)
+        result = api.run(scenario, overrides=set_ or [], seed=seed, progress=watch)
     except EthersimError as e:
+        watch.clear()
         raise _fail(e) from None
     except (KeyboardInterrupt, Terminated) as e:
+        watch.clear()
         raise _stopped(e, "nothing was written") from None
+    watch.clear()
     for warning in result.warnings:
         from rich.text import Text
 

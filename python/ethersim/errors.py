@@ -6,7 +6,7 @@ the CLI maps each to an exit status in one place (``cli.py``).
 
 from __future__ import annotations
 
-__all__ = ["EthersimError", "InternalError", "OutputError", "ScenarioError"]
+__all__ = ["EthersimError", "InternalError", "OutputError", "ScenarioError", "WallLimitError"]
 
 
 class EthersimError(Exception):
@@ -34,3 +34,7 @@ class OutputError(EthersimError):
 
 class InternalError(EthersimError):
     """A bug in ethersim (a Rust panic caught at the boundary)."""
+
+
+class WallLimitError(EthersimError):
+    """A run went on longer in wall-clock time than its caller allowed (``--max-wall``)."""

@@ -73,6 +73,13 @@ impl Run {
         })
     }
 
+    /// Where the run stands: simulated time reached, events executed, and the simulated
+    /// time limit if it has one.
+    pub fn progress(&self) -> (crate::time::SimTime, u64, Option<crate::time::SimTime>) {
+        let sched = self.sim.scheduler();
+        (sched.now(), sched.events_executed(), self.sim.limits().until)
+    }
+
     /// Runs at most `events` more events; returns why the run ended, or `None` if it has
     /// more to do.
     pub fn advance(&mut self, events: u64) -> Option<StopReason> {

@@ -19,15 +19,17 @@ const SIGNAL_CHECK_EVERY: u64 = 1 << 20;
 /// `overrides` are `(key path, value)` pairs applied in order; `seed` replaces the
 /// scenario's seed. The GIL is released while the simulation runs; every million or so
 /// events the run briefly takes it back to run Python's signal handlers, so Ctrl-C stops
-/// a long run. Whatever a handler raises (`KeyboardInterrupt`, a caller's timeout,
-/// `SystemExit`) is what this function raises.
+/// a long run, and to call `progress(sim_time_s, events, until_s)` if given (`until_s`:
+/// the simulated time limit, or `None`). Whatever a handler or `progress` raises
+/// (`KeyboardInterrupt`, a caller's timeout, `SystemExit`) is what this function raises.
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), seed = None))]
+#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None))]
 fn run(
     py: Python<'_>,
     text: String,
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<String> {
     let outcome = py.detach(|| -> Result<String, Stopped> {
         let mut run = guard(|| ethersim_core::run::Run::prepare(&text, &overrides, seed))?;
@@ -37,10 +39,19 @@ fn run(
             if let Some(reason) = guard(|| Ok(run.advance(SIGNAL_CHECK_EVERY)))? {
                 break reason;
             }
-            // A closure, not the method path: the path does not meet try_attach's
-            // higher-ranked lifetime bound.
-            #[allow(clippy::redundant_closure_for_method_calls)]
-            let signals = Python::try_attach(|py| py.check_signals());
+            // Between slices: Python's signal handlers, then the progress callback;
+            // whatever either raises stops the run.
+            let (now, events, until) = run.progress();
+            let signals = Python::try_attach(|py| {
+                py.check_signals()?;
+                if let Some(report) = &progress {
+                    report.call1(
+                        py,
+                        (now.as_secs_f64(), events, until.map(ethersim_core::time::SimTime::as_secs_f64)),
+                    )?;
+                }
+                Ok::<(), PyErr>(())
+            });
             match signals {
                 Some(Ok(())) => {}
                 Some(Err(raised)) => return Err(Stopped::Signal(raised)),

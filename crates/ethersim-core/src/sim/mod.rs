@@ -92,7 +92,12 @@ impl Simulation {
         (&mut self.network, &mut self.scheduler)
     }
 
-    /// The clock and event counts.
+    /// The limits the run stops at.
+    pub fn limits(&self) -> &RunLimits {
+        &self.limits
+    }
+
+    /// The scheduler (clock, events executed).
     pub fn scheduler(&self) -> &Scheduler<Event> {
         &self.scheduler
     }
