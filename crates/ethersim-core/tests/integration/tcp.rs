@@ -2,11 +2,10 @@
 //! headers, a window-limited flow at window/RTT, random loss near Mathis et al., and a
 //! drop-tail bottleneck's sawtooth with the textbook period.
 
-mod common;
 
 use std::fmt::Write as _;
 
-use common::{host_switch_host as path, simulation_until};
+use crate::common::{host_switch_host as path, simulation_until};
 use ethersim_core::app::EndpointKind;
 use ethersim_core::run::run_text;
 use ethersim_core::time::{Duration, SimTime};

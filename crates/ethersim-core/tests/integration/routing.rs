@@ -3,9 +3,8 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-mod common;
 
-use common::simulation;
+use crate::common::simulation;
 
 /// Two switches, two hosts on each; every host sends 10 packets to every other host.
 /// Frames sent on the inter-switch link in each direction: 2 sources × 2 destinations ×

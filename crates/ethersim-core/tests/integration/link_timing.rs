@@ -4,9 +4,8 @@
 //! SFD before it, the inter-frame gap after it (IEEE 802.3 clauses 4.2.5, 4.4.2). Its
 //! last bit reaches the receiver (8 + L)·8/rate + delay after its preamble started.
 
-mod common;
 
-use common::{simulation, simulation_until, two_hosts};
+use crate::common::{simulation, simulation_until, two_hosts};
 use ethersim_core::time::{Duration, SimTime};
 
 const NS: u64 = 1_000;

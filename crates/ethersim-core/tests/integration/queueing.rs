@@ -1,9 +1,8 @@
 //! Queueing theory as an oracle: Poisson arrivals of fixed-size frames on one link form
 //! an M/D/1 queue, whose mean wait is ρ·S / (2(1 − ρ)) (Pollaczek–Khinchine).
 
-mod common;
 
-use common::{simulation, two_hosts};
+use crate::common::{simulation, two_hosts};
 use ethersim_core::scenario;
 use ethersim_core::sim::Simulation;
 

@@ -4,9 +4,8 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-mod common;
 
-use common::simulation;
+use crate::common::simulation;
 use ethersim_core::sim::{Subscriber, TraceLog, TraceRecord};
 use ethersim_core::time::{BitRate, Bytes, Duration, SimTime};
 

@@ -2,9 +2,8 @@
 //! frames appear in port counters and never in a flow; echo replies count on their
 //! flow's reverse direction.
 
-mod common;
 
-use common::simulation;
+use crate::common::simulation;
 use ethersim_core::ids::{NodeId, PortId};
 use ethersim_core::sim::Simulation;
 use ethersim_core::time::{Duration, SimTime};

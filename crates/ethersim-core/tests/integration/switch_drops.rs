@@ -7,9 +7,8 @@
 //! is one of the Q. The switch finishes (N−1)/10 frames during the arrivals, then sends
 //! the Q it holds, and drops the rest: N − Q − (N−1)/10, to within one frame.
 
-mod common;
 
-use common::simulation;
+use crate::common::simulation;
 use ethersim_core::sim::Simulation;
 
 /// N maximum frames from a 10 Gb/s sender through a switch with `port_buffer` to 1 Gb/s.

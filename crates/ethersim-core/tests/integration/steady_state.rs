@@ -1,9 +1,8 @@
 //! The event loop does not allocate per event in steady state, and a run split in two
 //! with `run_until` ends exactly where one uninterrupted run does.
 
-mod common;
 
-use common::{host_switch_host, simulation};
+use crate::common::{host_switch_host, simulation};
 use ethersim_core::time::{Duration, SimTime};
 
 /// A long transfer through a switch plus Poisson cross traffic that overflows a

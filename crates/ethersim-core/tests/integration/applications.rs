@@ -1,8 +1,7 @@
 //! Applications against closed forms: pacing, counts, stop times and sender-side drops.
 
-mod common;
 
-use common::{simulation, two_hosts};
+use crate::common::{simulation, two_hosts};
 use ethersim_core::engine::StopReason;
 use ethersim_core::time::SimTime;
 

@@ -1,0 +1,18 @@
+//! The cross-module tests, in one binary (one link instead of one per file): each
+//! module checks one part of the simulator against closed forms, invariants or the
+//! standard's rules.
+
+mod applications;
+mod buffer;
+mod common;
+mod delivery;
+mod determinism;
+mod link_timing;
+mod outages;
+mod ping;
+mod queueing;
+mod routing;
+mod seams;
+mod steady_state;
+mod switch_drops;
+mod tcp;
