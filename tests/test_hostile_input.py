@@ -4,6 +4,7 @@ paths checked before the work, a closed pipe, typed API overrides, values spanni
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -287,3 +288,32 @@ def test_progress_is_reported_and_can_stop_a_run() -> None:
         )
     assert [s[2] for s in seen] == [1000.0] * 3
     assert seen[0][0] < seen[1][0] < seen[2][0] and seen[0][1] < seen[1][1] < seen[2][1]
+
+
+def test_two_writers_of_one_folder_never_both_succeed(tmp_path: Path) -> None:
+    from ethersim.results import writing_lock
+
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
+    out = tmp_path / "res"
+    with writing_lock(out):  # another writer is busy with the folder
+        with pytest.raises(ethersim.OutputError, match="another ethersim is writing results"):
+            r.write(out)
+    assert not out.exists()
+    r.write(out)  # once it is done, the folder is free
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["res"], "no lock file is left"
+
+
+def test_an_80_column_terminal_cuts_no_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ethersim import cli
+    from rich.console import Console
+
+    narrow = Console(width=80, record=True, file=open(os.devnull, "w"))
+    monkeypatch.setattr(cli, "out_console", lambda: narrow)
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "12345 kB"})
+    cli._print_summary(r)
+    text = narrow.export_text()
+    narrow.file.close()
+    assert "…" not in text, text
+    # Folded cells keep every digit: the packets received appear whole on some line.
+    digits = "".join(c for c in text if c.isdigit() or c == "\n")
+    assert f"{r.flows.loc[0, 'packets_received']}" in digits.replace("\n", ""), text

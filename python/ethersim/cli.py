@@ -245,7 +245,9 @@ def _print_summary(result: Result) -> None:
         "delay mean",
         "p99",
     ):
-        flows.add_column(col, justify="right" if col not in ("flow", "from → to") else "left")
+        flows.add_column(
+            col, justify="right" if col not in ("flow", "from → to") else "left", overflow="fold"
+        )
     for f in s["flows"]:
         flows.add_row(
             _literal(f["name"]),
@@ -266,7 +268,7 @@ def _print_summary(result: Result) -> None:
     if pings:
         rtt = Table(title="round trips", title_justify="left")
         for col in ("flow", "requests", "replies", "rtt mean", "std", "p50", "p99", "max"):
-            rtt.add_column(col, justify="left" if col == "flow" else "right")
+            rtt.add_column(col, justify="left" if col == "flow" else "right", overflow="fold")
         for f in pings:
             r = f["rtt"]
             rtt.add_row(
@@ -281,7 +283,7 @@ def _print_summary(result: Result) -> None:
         tcp = Table(title="tcp", title_justify="left")
         tcp_columns = ("segments", "retransmitted", "timeouts", "fast retransmits", "dup acks")
         for col in ("flow", *tcp_columns, "srtt", "transfer"):
-            tcp.add_column(col, justify="left" if col == "flow" else "right")
+            tcp.add_column(col, justify="left" if col == "flow" else "right", overflow="fold")
         for f in tcp_flows:
             tcp.add_row(
                 _literal(f["name"]),
@@ -297,7 +299,7 @@ def _print_summary(result: Result) -> None:
     ports = Table(title="ports", title_justify="left")
     port_columns = ("frames", "drops", "lost on wire", "max queue", "mean queue", "utilization")
     for col in ("port", *port_columns):
-        ports.add_column(col, justify="left" if col == "port" else "right")
+        ports.add_column(col, justify="left" if col == "port" else "right", overflow="fold")
     for p in s["ports"]:
         if p["frames_sent"] == 0 and p["drops"] == 0 and p["wire_losses"] == 0:
             continue
@@ -315,7 +317,7 @@ def _print_summary(result: Result) -> None:
     if eventful:
         links = Table(title="links", title_justify="left")
         for col in ("link", "outages", "dark", "frames lost"):
-            links.add_column(col, justify="left" if col == "link" else "right")
+            links.add_column(col, justify="left" if col == "link" else "right", overflow="fold")
         for link in eventful:
             a, b = link["between"]
             lost_ab, lost_ba = link["frames_lost"]

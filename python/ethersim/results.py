@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +24,39 @@ TABLES = ("flows", "ports", "links", "hosts", "series", "tcp_series")
 
 #: Every file a results folder holds; a folder with anything else is not replaced.
 RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in TABLES)})
+
+
+@contextlib.contextmanager
+def writing_lock(out: Path) -> Iterator[None]:
+    """Holds the right to write results to ``out`` (a lock beside it, released by the
+    system if the process dies); another writer at the same time gets an
+    :class:`OutputError` instead of a race in which both would say they wrote."""
+    import fcntl
+
+    lock_path = out.parent / f".{out.name}.lock"
+    while True:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise OutputError(
+                f"another ethersim is writing results to {str(out)!r}; try again when it is done"
+            ) from None
+        # The lock file may have been removed (and a new one made) between open and lock.
+        try:
+            same = os.stat(lock_path).st_ino == os.fstat(fd).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(fd)
+    try:
+        yield
+    finally:
+        # Removed while held, so no writer is left holding a file another cannot see.
+        os.unlink(lock_path)
+        os.close(fd)
 
 
 def _umask() -> int:
@@ -161,8 +196,15 @@ class Result:
         """
         out = Path(out_dir).absolute()
         try:
-            _check_replaceable(out)
             out.parent.mkdir(parents=True, exist_ok=True)
+            with writing_lock(out):
+                return self._write_locked(out)
+        except OSError as e:
+            raise OutputError(f"cannot create results folder {str(out)!r}: {e}") from None
+
+    def _write_locked(self, out: Path) -> Path:
+        try:
+            _check_replaceable(out)
             tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         except OSError as e:
             raise OutputError(f"cannot create results folder {str(out)!r}: {e}") from None
