@@ -132,13 +132,22 @@ def test_any_name_goes_through_the_api_unchanged(text: str) -> None:
     assert r.summary["scenario"] == text
 
 
+def _arg(text: str) -> bool:
+    """Whether ``text`` can be a command-line argument at all."""
+    return "\x00" not in text and not any(0xD800 <= ord(c) <= 0xDFFF for c in text)
+
+
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=st.text(max_size=30), key=st.sampled_from(["name", "apps[0].to", "links[0].rate"]))
-def test_any_set_value_exits_0_or_2_and_leaves_nothing_behind(
+def test_any_set_value_exits_0_or_2_prints_literally_and_leaves_nothing_behind(
     tmp_path_factory: pytest.TempPathFactory, value: str, key: str
 ) -> None:
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in value) or "\x00" in value:
-        return  # not representable in a command-line argument
+    import json
+
+    from ethersim.cli import _visible
+
+    if not _arg(value):
+        return
     parent = tmp_path_factory.mktemp("out")
     p = ethersim_cli(
         "run", str(EXAMPLE), *SMALL, "--set", f"{key}={value}", "--out", str(parent / "r")
@@ -147,6 +156,28 @@ def test_any_set_value_exits_0_or_2_and_leaves_nothing_behind(
     assert "Traceback" not in p.stderr
     left = sorted(x.name for x in parent.iterdir())
     assert left == (["r"] if p.returncode == 0 else []), left
+    if p.returncode == 0:
+        # The scenario's name (as the value was read) heads the output, as it is.
+        name = json.loads((parent / "r" / "summary.json").read_text())["scenario"]
+        assert p.stdout.startswith(_visible(name) + "  seed "), (name, p.stdout[:80])
+    else:
+        assert p.stderr.startswith("error: "), p.stderr
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(path=st.text(min_size=1, max_size=30))
+def test_any_scenario_path_exits_2_and_is_named_literally(
+    tmp_path_factory: pytest.TempPathFactory, path: str
+) -> None:
+    from ethersim.cli import _visible
+
+    if not _arg(path) or path.startswith("-"):
+        return  # an option, or not an argument at all
+    cwd = tmp_path_factory.mktemp("cwd")
+    p = ethersim_cli("validate", path, cwd=cwd)
+    assert p.returncode == 2, p.stderr
+    assert "Traceback" not in p.stderr
+    assert _visible(repr(path)) in p.stderr or _visible(path) in p.stderr, p.stderr
 
 
 def test_sigterm_stops_a_run_like_ctrl_c(tmp_path: Path) -> None:
