@@ -348,3 +348,12 @@ def test_an_80_column_terminal_cuts_no_number(monkeypatch: pytest.MonkeyPatch) -
     # Folded cells keep every digit: the packets received appear whole on some line.
     digits = "".join(c for c in text if c.isdigit() or c == "\n")
     assert f"{r.flows.loc[0, 'packets_received']}" in digits.replace("\n", ""), text
+
+
+def test_help_names_plain_types() -> None:
+    p = ethersim_cli("run", "--help")
+    assert p.returncode == 0
+    for fragment in ("<path>", "<str>", "<int>", "SECONDS", "--max-wall"):
+        assert fragment in p.stdout, p.stdout
+    for bad in ("list[", "<bool>", "range>"):
+        assert bad not in p.stdout, p.stdout

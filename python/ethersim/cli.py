@@ -348,6 +348,7 @@ def run(
             "--max-wall",
             help="Stop the run (exit 1, nothing written) after this many seconds of wall time.",
             min=0.0,
+            metavar="SECONDS",
         ),
     ] = None,
 ) -> None:
