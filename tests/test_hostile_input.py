@@ -13,20 +13,11 @@ import ethersim
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_cli import ethersim as ethersim_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "udp-file.toml"
 SMALL = ["--set", "apps[0].size=1 MB"]
-
-
-def ethersim_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ethersim.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-    )
 
 
 def test_user_text_in_an_error_is_printed_literally() -> None:
@@ -193,7 +184,7 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(1.5)  # imports done, into the event loop
+    time.sleep(3.0)  # imports done (even on a loaded machine), into the event loop
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
