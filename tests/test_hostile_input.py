@@ -348,3 +348,49 @@ def test_help_names_plain_types() -> None:
         assert fragment in p.stdout, p.stdout
     for bad in ("list[", "<bool>", "range>"):
         assert bad not in p.stdout, p.stdout
+
+
+def test_output_paths_that_cannot_work_are_refused_before_the_run(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("the user's own file")
+    bad_utf8 = os.fsdecode(b"o\xff")
+    for out, fragment in (
+        (bad_utf8, "is not a valid UTF-8 path"),
+        ("nothere/..", "holds files ethersim did not write"),  # resolves to the cwd
+    ):
+        p = ethersim_cli("run", str(EXAMPLE), *SMALL, "--out", out, cwd=tmp_path)
+        assert p.returncode == 2, p.stderr
+        assert fragment in p.stderr and p.stdout == ""
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"], "nothing made on the way"
+
+
+def test_a_results_link_updates_the_folder_it_points_to(tmp_path: Path) -> None:
+    r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
+    r.write(tmp_path / "real")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    ethersim.run(EXAMPLE, overrides={"apps[0].size": "2 MB"}).write(tmp_path / "link")
+    assert (tmp_path / "link").is_symlink()
+    assert '"bytes_received": 2000000' in (tmp_path / "real" / "summary.json").read_text()
+
+
+def test_a_failing_standard_output_is_an_error_not_a_traceback() -> None:
+    with open("/dev/full", "w") as full:
+        p = subprocess.run(
+            [sys.executable, "-m", "ethersim.cli", "run", str(EXAMPLE), *SMALL],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert p.returncode == 1
+    assert p.stderr.startswith("error: cannot write to standard output"), p.stderr
+
+
+def test_odd_values_are_refused_naming_what_was_wrong() -> None:
+    p = ethersim_cli("run", str(EXAMPLE), "--max-wall", "nan")
+    assert p.returncode == 2 and "--max-wall: nan is not a number of seconds" in p.stderr
+    for overrides, path in ((5, "overrides"), (b"seed=1", "overrides"), ({"seed": 2**64}, "seed")):
+        with pytest.raises(ethersim.ScenarioError) as e:
+            ethersim.run(EXAMPLE, overrides=overrides)  # type: ignore[arg-type]
+        assert e.value.path == path
+    with pytest.raises(ethersim.ScenarioError, match="embedded null byte"):
+        ethersim.run("a\x00b")

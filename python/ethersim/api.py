@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -28,6 +29,12 @@ def _pairs(overrides: Overrides | None) -> list[tuple[str, str]]:
         return []
     if isinstance(overrides, str):
         overrides = [overrides]  # one "path=value", not one override per character
+    if isinstance(overrides, (bytes, bytearray)) or not isinstance(overrides, Iterable):
+        raise ScenarioError(
+            f"{overrides!r} is not overrides; expected a mapping of key paths to values, "
+            "(path, value) pairs or 'path=value' strings",
+            "overrides",
+        )
     items: Iterable[Any] = overrides.items() if isinstance(overrides, Mapping) else overrides
     pairs: list[tuple[str, str]] = []
     for item in items:
@@ -71,9 +78,13 @@ def _toml_literal(value: Any, path: str) -> str:
     """``value`` as a TOML literal of its own type (a ``str`` stays a string)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
+    if isinstance(value, numbers.Integral):
+        # TOML integers are 64-bit signed; a larger one is refused, not turned into text.
+        if not -(2**63) <= int(value) < 2**63:
+            raise ScenarioError(f"{int(value)} is out of range; expected a 64-bit integer", path)
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        value = float(value)  # numpy and other real numbers, as plain floats
         if math.isnan(value):
             return "nan"
         if math.isinf(value):
@@ -130,8 +141,12 @@ def load_text(scenario: str | Path) -> str:
                 "expected a smaller file"
             )
         return data.decode("utf-8")
+    except ScenarioError:
+        raise
     except FileNotFoundError:
         raise ScenarioError(f"no scenario file at {str(path)!r}") from None
+    except ValueError as e:  # a path the system cannot take (an embedded NUL)
+        raise ScenarioError(f"cannot read scenario file {str(path)!r}: {e}") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioError(f"cannot read scenario file {str(path)!r}: {e}") from None
 

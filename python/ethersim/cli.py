@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -95,16 +96,33 @@ def _closed_pipe_is_success(command: Callable[P, None]) -> Callable[P, None]:
 
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        if sys.stdout is None:  # started with standard output closed: nothing to print to
+            sys.stdout = open(os.devnull, "w")
         try:
             command(*args, **kwargs)
             sys.stdout.flush()
         except BrokenPipeError:
-            # Later writes (the interpreter's final flush) must not fail again.
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
+            _silence_stdout()
             raise typer.Exit(0) from None
+        except OSError as e:
+            # Standard output failed under us (a full disk, say): say so, not a traceback.
+            from rich.text import Text
+
+            _silence_stdout()
+            why = _literal(f"cannot write to standard output: {e.strerror}")
+            err_console().print(Text.assemble(("error: ", "bold red"), why))
+            raise typer.Exit(1) from None
 
     return wrapper
+
+
+def _silence_stdout() -> None:
+    """Later writes (the interpreter's final flush) must not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        sys.stdout = open(os.devnull, "w")
 
 
 class _Watch:
@@ -353,12 +371,21 @@ def run(
     ] = None,
 ) -> None:
     """Run a scenario and print its results."""
+    import signal
+
+    if max_wall is not None and not math.isfinite(max_wall):
+        raise _fail(ScenarioError(f"{max_wall} is not a number of seconds", "--max-wall"))
+    stopping = {signal.SIGINT, signal.SIGTERM}
     watch = _Watch(max_wall)
     try:
         if out is not None:
             # Every output path is checked before the work, not after it.
             check_output_folder(out)
         result = api.run(scenario, overrides=set_ or [], seed=seed, progress=watch)
+        # The run is done: from here the command finishes whole. Ctrl-C and SIGTERM wait
+        # while the results are written (a write takes well under a second) and are
+        # ignored once they are.
+        signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
     except EthersimError as e:
         watch.clear()
         raise _fail(e) from None
@@ -366,17 +393,21 @@ def run(
         watch.clear()
         raise _stopped(e, "nothing was written") from None
     watch.clear()
+    failure = None
+    try:
+        if out is not None:
+            result.write(out)
+    except EthersimError as e:
+        failure = e
+    for s in stopping:
+        signal.signal(s, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping)
+    if failure is not None:
+        raise _fail(failure)
     for warning in result.warnings:
         from rich.text import Text
 
         err_console().print(Text.assemble(("warning: ", "bold yellow"), _literal(warning)))
-    if out is not None:
-        try:
-            result.write(out)
-        except EthersimError as e:
-            raise _fail(e) from None
-        except (KeyboardInterrupt, Terminated) as e:
-            raise _stopped(e, f"nothing was written to {out}") from None
     if not quiet:
         _print_summary(result)
         if out is not None:

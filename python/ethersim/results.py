@@ -80,11 +80,25 @@ def _check_replaceable(out: Path) -> None:
         )
 
 
+def output_path(out_dir: str | Path) -> Path:
+    """The folder results go to: absolute, with symbolic links and ``..`` resolved (a link
+    to a results folder updates that folder). Raises :class:`OutputError` for a path that
+    is not valid text (the Parquet writer takes UTF-8 paths only)."""
+    out = Path(os.path.realpath(out_dir))
+    try:
+        str(out).encode("utf-8")
+    except UnicodeEncodeError:
+        raise OutputError(
+            f"{str(out_dir)!r} is not a valid UTF-8 path; expected a folder name in UTF-8"
+        ) from None
+    return out
+
+
 def check_output_folder(out_dir: str | Path) -> None:
     """Raises :class:`OutputError` unless results could be written to ``out_dir``: it is
     absent or an earlier results folder, and the nearest existing folder above it is a
     folder this process may write in. Cheap; the CLI calls it before running."""
-    out = Path(out_dir).absolute()
+    out = output_path(out_dir)
     try:
         _check_replaceable(out)
         parent = out.parent
@@ -194,7 +208,7 @@ class Result:
         ``out_dir`` is replaced only if it is an earlier results folder (empty, or holding
         nothing but ethersim's result files); anything else raises :class:`OutputError`.
         """
-        out = Path(out_dir).absolute()
+        out = output_path(out_dir)
         try:
             out.parent.mkdir(parents=True, exist_ok=True)
             with writing_lock(out):

@@ -43,6 +43,9 @@ pub const MAX_NODES: usize = 100_000;
 pub const MAX_LINKS: usize = 200_000;
 /// Most applications a scenario may have.
 pub const MAX_APPS: usize = 100_000;
+/// Most route-table entries (hosts × switches): each switch holds a next hop, and the
+/// router a distance, per host; 25 million entries take about 400 MB.
+pub const MAX_ROUTE_ENTRIES: usize = 25_000_000;
 
 /// Refuses scenarios larger than the documented limits, before anything is allocated
 /// for them.
@@ -55,6 +58,18 @@ fn check_sizes(s: &Scenario) -> Result<()> {
             let what = if key == "hosts" { "hosts and switches" } else { key };
             return Err(ScenarioError::at(key, format!("{n} {what} exceed the limit of {max}")));
         }
+    }
+    let entries = s.hosts.len().saturating_mul(s.switches.len());
+    if entries > MAX_ROUTE_ENTRIES {
+        return Err(ScenarioError::at(
+            "switches",
+            format!(
+                "{} hosts × {} switches need {entries} route-table entries, beyond the limit of \
+                 {MAX_ROUTE_ENTRIES}; use fewer switches or hosts",
+                s.hosts.len(),
+                s.switches.len()
+            ),
+        ));
     }
     Ok(())
 }
@@ -296,7 +311,8 @@ fn nodes(s: &Scenario, topo: &Topology) -> Result<Vec<Node>> {
                     Node::Host(Host::new(host_config(&s.hosts[h], h)?, topo.attachments[idx][0].port))
                 }
                 Role::Switch(_) => {
-                    let mut forwarding = vec![None; topo.names.len()];
+                    // Destinations are hosts, whose node ids come first: one entry per host.
+                    let mut forwarding = vec![None; s.hosts.len()];
                     for &dst in &hosts {
                         forwarding[dst.index()] = topo.next_hop(id, dst).map(|a| a.port);
                     }
@@ -624,6 +640,18 @@ mod tests {
         let e = build(&many_hosts).unwrap_err();
         assert_eq!(e.path, "hosts");
         assert!(e.message.contains("100001 hosts and switches exceed the limit of 100000"), "{e}");
+        let mut wide = base.clone();
+        wide.hosts = vec![base.hosts[0].clone(); 6_000];
+        wide.switches = vec![
+            crate::scenario::schema::SwitchSpec {
+                name: "s".into(),
+                port_buffer: crate::scenario::schema::BufferSpec { bytes: None, frames: Some(1) },
+            };
+            5_000
+        ];
+        let e = build(&wide).unwrap_err();
+        assert_eq!(e.path, "switches");
+        assert!(e.message.contains("30000000 route-table entries"), "{e}");
         let mut many_apps = base.clone();
         many_apps.apps = vec![base.apps[0].clone(); MAX_APPS + 1];
         assert_eq!(build(&many_apps).unwrap_err().path, "apps");

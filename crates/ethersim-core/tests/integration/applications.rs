@@ -1,6 +1,5 @@
 //! Applications against closed forms: pacing, counts, stop times and sender-side drops.
 
-
 use crate::common::{simulation, two_hosts};
 use ethersim_core::engine::StopReason;
 use ethersim_core::time::SimTime;

@@ -4,7 +4,6 @@
 
 #![allow(clippy::format_push_string, clippy::cast_possible_wrap)] // scenarios assembled as text; small counts
 
-
 use ethersim_core::sim::{Subscriber, TraceLog, TraceRecord};
 use proptest::prelude::*;
 

@@ -2,7 +2,6 @@
 //! frames appear in port counters and never in a flow; echo replies count on their
 //! flow's reverse direction.
 
-
 use crate::common::simulation;
 use ethersim_core::ids::{NodeId, PortId};
 use ethersim_core::sim::Simulation;

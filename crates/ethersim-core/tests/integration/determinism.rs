@@ -1,7 +1,6 @@
 //! Same scenario and seed: byte-identical summary. Different seed: different random workload.
 //! And conservation of packets under random loads.
 
-
 use ethersim_core::run_text;
 use proptest::prelude::*;
 

@@ -4,7 +4,6 @@
 //! SFD before it, the inter-frame gap after it (IEEE 802.3 clauses 4.2.5, 4.4.2). Its
 //! last bit reaches the receiver (8 + L)·8/rate + delay after its preamble started.
 
-
 use crate::common::{simulation, simulation_until, two_hosts};
 use ethersim_core::time::{Duration, SimTime};
 

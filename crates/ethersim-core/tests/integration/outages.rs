@@ -4,7 +4,6 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-
 use crate::common::simulation;
 use ethersim_core::sim::{Subscriber, TraceLog, TraceRecord};
 use ethersim_core::time::{BitRate, Bytes, Duration, SimTime};

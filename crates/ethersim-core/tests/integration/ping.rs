@@ -3,7 +3,6 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-
 use crate::common::simulation;
 use ethersim_core::app::EndpointKind;
 use ethersim_core::sim::Simulation;

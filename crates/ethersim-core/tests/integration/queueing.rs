@@ -1,7 +1,6 @@
 //! Queueing theory as an oracle: Poisson arrivals of fixed-size frames on one link form
 //! an M/D/1 queue, whose mean wait is ρ·S / (2(1 − ρ)) (Pollaczek–Khinchine).
 
-
 use crate::common::{simulation, two_hosts};
 use ethersim_core::scenario;
 use ethersim_core::sim::Simulation;

@@ -3,7 +3,6 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-
 use crate::common::simulation;
 
 /// Two switches, two hosts on each; every host sends 10 packets to every other host.

@@ -1,7 +1,6 @@
 //! The seams later mechanisms plug into, exercised from outside the crate: a queue
 //! policy holding a port's gate, a link's rate changed during a run, and the trace path.
 
-
 use crate::common::{simulation, two_hosts};
 use ethersim_core::ids::{LinkId, PortId};
 use ethersim_core::node::{PolicyAction, PortPolicy, QueuePolicy, QueueView};

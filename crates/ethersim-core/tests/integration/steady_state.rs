@@ -1,7 +1,6 @@
 //! The event loop does not allocate per event in steady state, and a run split in two
 //! with `run_until` ends exactly where one uninterrupted run does.
 
-
 use crate::common::{host_switch_host, simulation};
 use ethersim_core::time::{Duration, SimTime};
 

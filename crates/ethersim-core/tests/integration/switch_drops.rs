@@ -7,7 +7,6 @@
 //! is one of the Q. The switch finishes (N−1)/10 frames during the arrivals, then sends
 //! the Q it holds, and drops the rest: N − Q − (N−1)/10, to within one frame.
 
-
 use crate::common::simulation;
 use ethersim_core::sim::Simulation;
 

@@ -2,7 +2,6 @@
 //! headers, a window-limited flow at window/RTT, random loss near Mathis et al., and a
 //! drop-tail bottleneck's sawtooth with the textbook period.
 
-
 use std::fmt::Write as _;
 
 use crate::common::{host_switch_host as path, simulation_until};
