@@ -394,3 +394,9 @@ def test_odd_values_are_refused_naming_what_was_wrong() -> None:
         assert e.value.path == path
     with pytest.raises(ethersim.ScenarioError, match="embedded null byte"):
         ethersim.run("a\x00b")
+
+
+def test_typer_usage_errors_escape_format_characters() -> None:
+    p = ethersim_cli("run", str(EXAMPLE), "--bogus\u202ex")
+    assert p.returncode == 2
+    assert "\u202e" not in p.stderr and "--bogus\\u202ex" in p.stderr, p.stderr

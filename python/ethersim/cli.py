@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, ParamSpec
+from typing import TYPE_CHECKING, Annotated, Any, ParamSpec
 
 import typer
 
@@ -493,10 +493,51 @@ def _options(
     """Fast, deterministic packet-level simulator for Ethernet performance and energy."""
 
 
+def _escape_usage_errors() -> None:
+    """typer prints its own usage errors (an unknown option, a bad value) with the user's
+    text inside; it escapes markup but not format characters (U+202E would reorder the
+    line). Escape the message before typer formats it.
+
+    typer imports its formatter module only when an error occurs (so that a run imports
+    no table code); the formatter is wrapped at that moment, by a finder that watches for
+    that one import. The typer version range is pinned in pyproject.toml.
+    """
+    import importlib.abc
+    import importlib.machinery
+
+    class WrapOnImport(importlib.abc.MetaPathFinder):
+        def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+            if name != "typer.rich_utils":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            if spec is None or spec.loader is None:
+                return spec
+            load = spec.loader.exec_module
+
+            def exec_module(module: Any) -> None:
+                load(module)
+                original = module.rich_format_error
+
+                def format_error(error: Any) -> None:
+                    if isinstance(getattr(error, "message", None), str):
+                        error.message = _visible(error.message)
+                    original(error)
+
+                module.rich_format_error = format_error
+
+            spec.loader.exec_module = exec_module  # type: ignore[method-assign]
+            return spec
+
+    if "typer.rich_utils" not in sys.modules:
+        sys.meta_path.insert(0, WrapOnImport())
+
+
 def main() -> None:
     """Entry point of the ``ethersim`` command."""
     import signal
 
+    _escape_usage_errors()
     # SIGTERM stops a run as Ctrl-C does (the run checks for signals as it goes).
     signal.signal(signal.SIGTERM, _on_sigterm)
     app()
