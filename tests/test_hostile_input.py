@@ -400,3 +400,15 @@ def test_typer_usage_errors_escape_format_characters() -> None:
     p = ethersim_cli("run", str(EXAMPLE), "--bogus\u202ex")
     assert p.returncode == 2
     assert "\u202e" not in p.stderr and "--bogus\\u202ex" in p.stderr, p.stderr
+
+
+def test_bytes_that_are_not_utf8_are_escaped_in_messages(tmp_path: Path) -> None:
+    name = os.fsdecode(b"sc\xff.toml")
+    p = subprocess.run(
+        [sys.executable, "-m", "ethersim.cli", "validate", name],
+        capture_output=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert p.returncode == 2
+    assert b"\xff" not in p.stderr and b"\\udcff" in p.stderr, p.stderr

@@ -72,11 +72,14 @@ def err_console() -> Console:
 
 def _visible(text: object) -> str:
     """``text`` with every control and format character written as an escape (``\\x1b``,
-    ``\\n``, ``\\u202e``), so that user text can neither move the cursor nor hide itself."""
+    ``\\n``, ``\\u202e``), so that user text can neither move the cursor nor hide itself;
+    bytes that were not UTF-8 (held as lone surrogates) are escaped too (``\\udcff``)."""
     import unicodedata
 
     return "".join(
-        c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) in ("Cc", "Cf") else c
+        c.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(c) in ("Cc", "Cf", "Cs")
+        else c
         for c in str(text)
     )
 
