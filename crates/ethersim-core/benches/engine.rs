@@ -38,11 +38,24 @@ fn event_queue(c: &mut Criterion) {
 /// The headline example, shared with the README's first command.
 const UDP_FILE: &str = include_str!("../../../examples/udp-file.toml");
 
+/// The TCP example: a file over NewReno through the same switch.
+const TCP_FILE: &str = include_str!("../../../examples/tcp-file.toml");
+
 /// A 10,000-datagram UDP transfer through a switch, built fresh each iteration.
 fn udp_transfer(c: &mut Criterion) {
     // 10,000 full datagrams instead of the example's 500 MB, so one iteration is short.
-    let smaller = [("apps[0].size".to_owned(), "14720000 B".to_owned())];
-    let s = scenario::load(UDP_FILE, &smaller).expect("bench scenario is valid");
+    transfer(c, UDP_FILE, "14720000 B", "udp_file_10k_datagrams");
+}
+
+/// A 10,000-segment TCP transfer (handshake, slow start, close), built fresh each iteration.
+fn tcp_transfer(c: &mut Criterion) {
+    transfer(c, TCP_FILE, "14600000 B", "tcp_file_10k_segments");
+}
+
+/// `text` with its first application's size set to `size`, run whole per iteration.
+fn transfer(c: &mut Criterion, text: &str, size: &str, name: &str) {
+    let smaller = [("apps[0].size".to_owned(), size.to_owned())];
+    let s = scenario::load(text, &smaller).expect("bench scenario is valid");
     let events = {
         let built = scenario::build(&s).expect("bench scenario builds");
         let mut sim = Simulation::new(built.network, built.limits);
@@ -51,7 +64,7 @@ fn udp_transfer(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group("network");
     g.throughput(Throughput::Elements(events));
-    g.bench_function("udp_file_10k_datagrams", |b| {
+    g.bench_function(name, |b| {
         b.iter_batched(
             || {
                 let built = scenario::build(&s).expect("bench scenario builds");
@@ -64,5 +77,5 @@ fn udp_transfer(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, event_queue, udp_transfer);
+criterion_group!(benches, event_queue, udp_transfer, tcp_transfer);
 criterion_main!(benches);
