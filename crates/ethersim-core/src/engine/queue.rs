@@ -105,20 +105,23 @@ impl<E> EventQueue<E> {
         self.next_seq += 1;
         let entry = Entry { key: (u128::from(at.0) << 64) | u128::from(seq), event };
         match &mut self.store {
-            // The array's capacity exceeds SMALL, so this push never reallocates.
-            Store::Array(v) if v.len() < SMALL => v.push(entry),
-            Store::Array(_) => self.grow_into_heap(entry),
+            Store::Array(v) => {
+                // The array's capacity exceeds SMALL: this push never reallocates.
+                v.push(entry);
+                if v.len() > SMALL {
+                    self.grow_into_heap();
+                }
+            }
             Store::Heap(h) => h.push(entry),
         }
     }
 
-    /// The array is full: it becomes a heap holding `entry` too.
+    /// The array holds more than [`SMALL`] entries: it becomes a heap (in place: the
+    /// vector's buffer is reused).
     #[cold]
     #[inline(never)]
-    fn grow_into_heap(&mut self, entry: Entry<E>) {
+    fn grow_into_heap(&mut self) {
         if let Store::Array(v) = &mut self.store {
-            v.push(entry);
-            // Heapify in place (the vector's buffer is reused).
             self.store = Store::Heap(BinaryHeap::from(std::mem::take(v)));
         }
     }
