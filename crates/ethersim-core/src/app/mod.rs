@@ -165,8 +165,8 @@ impl Endpoint {
             EndpointKind::Source(s) => s.take(&mut self.rng),
             EndpointKind::PingClient(p) => p.take(&mut self.rng),
             EndpointKind::PingResponder(r) => r.take(),
-            EndpointKind::TcpSender(t) => t.socket_mut().take(now),
-            EndpointKind::TcpReceiver(t) => t.socket_mut().take(now),
+            EndpointKind::TcpSender(t) => t.socket.take(now),
+            EndpointKind::TcpReceiver(t) => t.socket.take(now),
             // A sink never answers Send.
             EndpointKind::UdpSink(_) => unreachable!("a UDP sink has nothing to send"),
         }
@@ -176,8 +176,8 @@ impl Endpoint {
     /// headers travel beside packets, so that packets of every protocol stay small.
     pub fn tcp_header(&self) -> Option<&TcpHeader> {
         match &self.kind {
-            EndpointKind::TcpSender(t) => Some(t.socket().last_header()),
-            EndpointKind::TcpReceiver(t) => Some(t.socket().last_header()),
+            EndpointKind::TcpSender(t) => Some(t.socket.last_header()),
+            EndpointKind::TcpReceiver(t) => Some(t.socket.last_header()),
             _ => None,
         }
     }
@@ -188,8 +188,8 @@ impl Endpoint {
         match &mut self.kind {
             EndpointKind::PingClient(p) => p.on_packet(now, pkt),
             EndpointKind::PingResponder(r) => r.on_packet(pkt),
-            EndpointKind::TcpSender(t) => t.socket_mut().on_packet(now, pkt, tcp),
-            EndpointKind::TcpReceiver(t) => t.socket_mut().on_packet(now, pkt, tcp),
+            EndpointKind::TcpSender(t) => t.socket.on_packet(now, pkt, tcp),
+            EndpointKind::TcpReceiver(t) => t.socket.on_packet(now, pkt, tcp),
             // A UDP sink only consumes (its flow counts what arrives); senders of one-way
             // flows receive nothing, and a stray packet is ignored.
             EndpointKind::UdpSink(_) | EndpointKind::UdpFile(_) | EndpointKind::Source(_) => {}
@@ -201,8 +201,8 @@ impl Endpoint {
     pub fn has_pending(&self, flow: FlowId) -> bool {
         match &self.kind {
             EndpointKind::PingResponder(r) => r.has_pending(flow),
-            EndpointKind::TcpSender(t) => t.socket().has_pending(),
-            EndpointKind::TcpReceiver(t) => t.socket().has_pending(),
+            EndpointKind::TcpSender(t) => t.socket.has_pending(),
+            EndpointKind::TcpReceiver(t) => t.socket.has_pending(),
             _ => false,
         }
     }

@@ -11,7 +11,7 @@
 use serde_json::{Map, Value};
 
 use crate::time::{BitRate, Bytes, SimTime};
-use crate::transport::tcp::{Connection, Plan, Segment, State, TcpConfig, TcpSeries};
+use crate::transport::tcp::{CongestionControl, Connection, Plan, Segment, State, TcpConfig, TcpSeries};
 use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
 
 use super::{Next, Outgoing};
@@ -93,7 +93,7 @@ impl Socket {
 /// The sending end of a TCP application.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
-    socket: Socket,
+    pub(super) socket: Socket,
     workload: TcpWorkload,
     written: u64,
 }
@@ -161,14 +161,6 @@ impl TcpSender {
         }
     }
 
-    pub(super) fn socket_mut(&mut self) -> &mut Socket {
-        &mut self.socket
-    }
-
-    pub(super) fn socket(&self) -> &Socket {
-        &self.socket
-    }
-
     pub(super) fn kind_name(&self) -> &'static str {
         match self.workload {
             TcpWorkload::File { .. } => "tcp_file",
@@ -195,7 +187,7 @@ impl TcpSender {
         let srtt = conn.rtt().srtt().map(crate::time::Duration::as_secs_f64);
         out.insert("srtt_s".into(), srtt.into());
         out.insert("rto_s".into(), conn.rtt().rto().as_secs_f64().into());
-        out.insert("cwnd_bytes".into(), conn.cc_cwnd().into());
+        out.insert("cwnd_bytes".into(), conn.cc().cwnd().into());
         out.insert("mss".into(), conn.smss().into());
         out.insert("sack".into(), conn.sack_enabled().into());
         out.insert("tcp_state".into(), format!("{:?}", conn.state()).into());
@@ -207,7 +199,7 @@ impl TcpSender {
 /// a set rate (a slow reader, whose full buffer closes the window).
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
-    socket: Socket,
+    pub(super) socket: Socket,
     flow_start: SimTime,
     expected: Option<u64>,
     completed_at: Option<SimTime>,
@@ -308,14 +300,6 @@ impl TcpReceiver {
             Some(t) => Next::SleepUntil(t),
             None => Next::Idle,
         }
-    }
-
-    pub(super) fn socket_mut(&mut self) -> &mut Socket {
-        &mut self.socket
-    }
-
-    pub(super) fn socket(&self) -> &Socket {
-        &self.socket
     }
 
     pub(super) fn report(&self, out: &mut Map<String, Value>) {

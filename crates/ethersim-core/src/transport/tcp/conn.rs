@@ -366,10 +366,6 @@ impl<C: CongestionControl> Connection<C> {
     pub fn cc(&self) -> &C {
         &self.cc
     }
-    /// The congestion window, bytes.
-    pub fn cc_cwnd(&self) -> u64 {
-        self.cc.cwnd()
-    }
     /// The RTT estimator.
     pub fn rtt(&self) -> &RttEstimator {
         &self.rtt
@@ -443,11 +439,6 @@ impl<C: CongestionControl> Connection<C> {
     pub fn write(&mut self, bytes: u64) {
         debug_assert!(bytes <= self.send_space());
         self.written_end += bytes;
-    }
-
-    /// Bytes written and not yet acknowledged by the peer.
-    pub fn unacknowledged_data(&self) -> u64 {
-        self.written_end - self.snd_una.clamp(1, self.written_end)
     }
 
     /// The application closes its sending direction: a FIN follows the data written.
@@ -865,7 +856,7 @@ impl<C: CongestionControl> Connection<C> {
         }
         let rcv_nxt = self.rcv.rcv_nxt();
         if seg.len > 0 {
-            let window_end = rcv_nxt + self.receive_window();
+            let window_end = rcv_nxt + self.window_to_offer();
             let start = seg.seq;
             let end = (seg.seq + u64::from(seg.len)).min(window_end.max(rcv_nxt));
             if end <= rcv_nxt || start >= window_end {
@@ -937,10 +928,6 @@ impl<C: CongestionControl> Connection<C> {
     /// The least worth moving the window's right edge for (RFC 9293 section 3.8.6.2.2).
     fn sws_threshold(&self) -> u64 {
         (self.cfg.receive_buffer / 2).min(self.rcv_mss())
-    }
-
-    fn receive_window(&self) -> u64 {
-        self.window_to_offer()
     }
 
     /// The persist timer runs while data waits, nothing is outstanding and the peer's

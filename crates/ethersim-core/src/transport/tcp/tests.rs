@@ -282,12 +282,6 @@ fn a_timeout_sets_the_loss_window_and_backs_off_under_karns_rule() {
 
 #[test]
 fn delayed_acks_go_every_second_full_segment_or_at_the_timeout() {
-    let mut p = Pair::new(cfg(), cfg(), 1500, ms(10));
-    p.run(SimTime::END);
-    // One full segment then 500 B: the first is acknowledged only at the timeout unless
-    // a second arrives; here both arrive together, so one ACK covers both at once.
-    let server_acks: Vec<_> = p.log.iter().filter(|l| !l.1 && l.2.len == 0).collect();
-    assert!(!server_acks.is_empty());
     // A single full segment waits for the 200 ms timer (RFC 5681 4.2, RFC 1122 4.2.3.2).
     let mut c = established_server(cfg());
     let ack = data;
