@@ -105,6 +105,28 @@ fn schema() -> String {
     ethersim_core::scenario::json_schema()
 }
 
+/// Parses a quantity with the scenario files' unit grammar: `kind` is `"duration"`
+/// (returns picoseconds), `"rate"` (bits per second) or `"size"` (bytes). Raises
+/// `ScenarioError` at `path` if `text` is not such a quantity.
+#[pyfunction]
+#[pyo3(signature = (kind, text, path = String::new()))]
+fn parse_quantity(py: Python<'_>, kind: &str, text: &str, path: String) -> PyResult<u64> {
+    use ethersim_core::scenario::units;
+    let parsed = match kind {
+        "duration" => units::parse_duration(text).map(|d| d.as_ps()),
+        "rate" => units::parse_rate(text).map(ethersim_core::time::BitRate::as_bps),
+        "size" => units::parse_size(text).map(ethersim_core::time::Bytes::get),
+        _ => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "unknown quantity kind {kind:?}; expected duration, rate or size"
+            )))
+        }
+    };
+    parsed.map_err(|e| {
+        to_py_err(py, errors::GlueError::Core(ethersim_core::scenario::ScenarioError::at(path, e.0).into()))
+    })
+}
+
 /// Panics inside Rust on purpose, so tests can check that a panic reaches Python as
 /// `ethersim.InternalError` instead of crashing the interpreter.
 #[pyfunction]
@@ -128,6 +150,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(core_version, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(_trigger_panic, m)?)?;
     Ok(())
 }
