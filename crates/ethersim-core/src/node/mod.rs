@@ -3,12 +3,14 @@
 //! policies that may watch a port's queue.
 
 pub mod host;
+pub mod pause;
 pub mod policy;
 pub mod port;
 pub mod queue;
 pub mod switch;
 
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
+pub use pause::{PauseHold, PauseReceiver, PeriodicPause, ThresholdPause};
 pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
 pub use port::{CutOff, NextTx, Port, PortStats};
 pub use queue::{DropTailQueue, QueueLimits, Queued};

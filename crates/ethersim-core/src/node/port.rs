@@ -21,6 +21,7 @@ use crate::ids::{LinkId, NodeId, PortId};
 use crate::phy::{Direction, FrameClass, GateState, Sent, TxGate, TxId};
 use crate::time::{Bytes, Duration, SimTime};
 
+use super::pause::{PauseHold, PauseReceiver, PeriodicPause, ThresholdPause};
 use super::policy::{PortPolicy, QueueView};
 use super::queue::{DropTailQueue, QueueLimits, Queued};
 
@@ -97,6 +98,18 @@ pub struct Port {
     pub policy: Option<PortPolicy>,
     /// Whether the port belongs to a host (whose transmit buffers free when a frame ends).
     pub on_host: bool,
+    /// Whether a mechanism other than the queue policy watches the queue's moments
+    /// (threshold PAUSE, a link-rate policy): the end of each transmission is then an
+    /// event.
+    pub hooks: bool,
+    /// PAUSE received: honoured or not, counted, time paused.
+    pub pause: PauseReceiver,
+    /// PAUSE this port sends its partner on behalf of congested outputs (switch inputs).
+    pub pause_hold: PauseHold,
+    /// Threshold flow control of this port's buffer (switch outputs that send PAUSE).
+    pub threshold: Option<Box<ThresholdPause>>,
+    /// A periodic PAUSE generator on this port.
+    pub periodic: Option<PeriodicPause>,
     queue: DropTailQueue,
     control: VecDeque<Queued>,
     on_wire: Option<OnWire>,
@@ -115,6 +128,11 @@ impl Port {
             gate_timer: Timer::default(),
             policy: None,
             on_host: false,
+            hooks: false,
+            pause: PauseReceiver::new(true),
+            pause_hold: PauseHold::default(),
+            threshold: None,
+            periodic: None,
             queue: DropTailQueue::new(limits),
             control: VecDeque::with_capacity(4),
             on_wire: None,
@@ -242,6 +260,12 @@ impl Port {
         self.stats.wire_losses += 1;
         self.stats.busy_ps += (now - w.start).as_ps();
         Some(CutOff { tx: w.tx, class: w.class })
+    }
+
+    /// The last bit of the frame being sent, if one is on the wire and its last bit has
+    /// not left by `now`.
+    pub fn frame_end(&self, now: SimTime) -> Option<SimTime> {
+        self.on_wire.map(|w| w.last_bit).filter(|&t| t > now)
     }
 
     /// A MAC control frame arrived at this port.

@@ -8,12 +8,14 @@ use crate::app::{
 };
 use crate::engine::{rng, RunLimits};
 use crate::ids::{EndpointId, FlowId, LinkId, NodeId, PortId};
-use crate::node::{Host, HostConfig, Port, QueueLimits, Switch};
+use crate::node::{
+    Host, HostConfig, PauseReceiver, PeriodicPause, Port, QueueLimits, Switch, ThresholdPause,
+};
 use crate::phy::{Link, LossModel, Outage, OutageSchedule, ScriptedLoss};
 use crate::sim::{Flow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::time::{BitRate, Bytes, Duration, SimTime};
 use crate::transport::tcp::TcpConfig;
-use crate::wire::{ethernet, icmp, tcp, udp, Role as End};
+use crate::wire::{ethernet, icmp, mac_control, tcp, udp, Role as End};
 
 use super::error::ScenarioError;
 use super::schema::{
@@ -80,7 +82,8 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let topo = Topology::new(s)?;
     let limits = run_limits(s)?;
     let mut links = links(s)?;
-    let ports = ports(s, &topo)?;
+    let mut ports = ports(s, &topo)?;
+    flow_control(s, &topo, &mut ports)?;
     let nodes = nodes(s, &topo)?;
     let (mut endpoints, flows) = apps(s, &topo)?;
     let trace = trace(s, &topo, &mut endpoints, &flows)?;
@@ -322,6 +325,149 @@ fn nodes(s: &Scenario, topo: &Topology) -> Result<Vec<Node>> {
             })
         })
         .collect()
+}
+
+/// Each port's IEEE 802.3x settings: whether it honours PAUSE, a switch's threshold
+/// flow control on its outputs, and the periodic generators.
+fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()> {
+    for (node, attachments) in topo.attachments.iter().enumerate() {
+        let (honour, threshold) = match topo.roles[node] {
+            Role::Host(h) => (s.hosts[h].pause.honour, None),
+            Role::Switch(w) => (s.switches[w].pause.honour, threshold_pause(s, topo, w, node)?),
+        };
+        for a in attachments {
+            let p = &mut ports[a.port.index()];
+            p.pause = PauseReceiver::new(honour);
+            if let Some(t) = &threshold {
+                p.threshold = Some(Box::new(t.clone()));
+                p.hooks = true;
+            }
+        }
+    }
+    for (i, g) in s.pause_generators.iter().enumerate() {
+        let path = format!("pause_generators[{i}]");
+        let port = topo.port_named(&g.port, &format!("{path}.port"))?;
+        if g.every.0 == Duration::ZERO {
+            return Err(ScenarioError::at(format!("{path}.every"), "must be greater than 0 s"));
+        }
+        let rate = s.links[ports[port.index()].link.index()].rate.0;
+        if g.pause.0 == Duration::ZERO || mac_control::quanta_for(g.pause.0, rate).is_none() {
+            return Err(ScenarioError::at(
+                format!("{path}.pause"),
+                format!(
+                    "{} does not fit a PAUSE frame; expected more than 0 s and at most 65535 quanta                      of 512 bit times ({} at this link's {})",
+                    g.pause.0,
+                    mac_control::quanta_duration(mac_control::MAX_QUANTA, rate),
+                    rate
+                ),
+            ));
+        }
+        let stop = check_stops(&path, s, g.start.0, g.stop.map(|d| d.0), g.count)?;
+        let p = &mut ports[port.index()];
+        if p.periodic.is_some() {
+            return Err(ScenarioError::at(
+                format!("{path}.port"),
+                format!("{:?} already has a PAUSE generator; give each port at most one", g.port),
+            ));
+        }
+        p.periodic = Some(PeriodicPause {
+            start: SimTime::ZERO + g.start.0,
+            every: g.every.0,
+            pause: g.pause.0,
+            stop,
+            count: g.count,
+            sent: 0,
+        });
+    }
+    Ok(())
+}
+
+/// The threshold flow control of switch `w`'s outputs, if it sends PAUSE.
+fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Result<Option<ThresholdPause>> {
+    let spec = &s.switches[w].pause;
+    let path = format!("switches[{w}].pause");
+    if !spec.send {
+        for (key, given) in [
+            ("high_water", spec.high_water.is_some()),
+            ("low_water", spec.low_water.is_some()),
+            ("quanta", spec.quanta.is_some()),
+        ] {
+            if given {
+                return Err(ScenarioError::at(
+                    format!("{path}.{key}"),
+                    "applies only when the switch sends PAUSE; add `send = true` or remove it",
+                ));
+            }
+        }
+        return Ok(None);
+    }
+    let buffer = s.switches[w].port_buffer.bytes.map(|b| b.0.get());
+    let links: Vec<&LinkSpec> = topo.attachments[node].iter().map(|a| &s.links[a.link]).collect();
+    let high = match (spec.high_water, buffer) {
+        (Some(h), _) => h.0.get(),
+        (None, None) => {
+            return Err(ScenarioError::at(
+                format!("{path}.high_water"),
+                "the port buffer has no byte limit, so there is no default; give high_water",
+            ));
+        }
+        (None, Some(buffer)) => {
+            let headroom = pause_headroom(&links);
+            let largest = links.iter().map(|l| ethernet::max_frame_for_mtu(l.mtu.0.get())).max().unwrap_or(0);
+            match buffer.checked_sub(headroom).filter(|&h| h >= largest) {
+                Some(h) => h,
+                None => {
+                    return Err(ScenarioError::at(
+                        format!("{path}.high_water"),
+                        format!(
+                            "the port buffer ({buffer} B) leaves no room above one maximum frame for                              the {headroom} B of headroom PAUSE needs; give high_water or a larger                              port_buffer"
+                        ),
+                    ));
+                }
+            }
+        }
+    };
+    if high == 0 || buffer.is_some_and(|b| high > b) {
+        return Err(ScenarioError::at(
+            format!("{path}.high_water"),
+            format!(
+                "{high} B is out of range; expected more than 0 B and at most the port buffer ({} B)",
+                buffer.unwrap_or(0)
+            ),
+        ));
+    }
+    let low = spec.low_water.map_or(high / 2, |l| l.0.get());
+    if low >= high {
+        return Err(ScenarioError::at(
+            format!("{path}.low_water"),
+            format!("{low} B is not below high_water ({high} B); expected low_water < high_water"),
+        ));
+    }
+    let quanta = spec.quanta.unwrap_or(mac_control::MAX_QUANTA);
+    if quanta == 0 {
+        return Err(ScenarioError::at(format!("{path}.quanta"), "must be at least 1"));
+    }
+    Ok(Some(ThresholdPause::new(high, low, quanta)))
+}
+
+/// Bytes that may still arrive at an output after it reaches its high-water mark: the
+/// input's PAUSE waits for the frame being sent on its link (one maximum frame), takes
+/// its own line time (64 B and 20 B of preamble and gap), crosses the link, and the
+/// partner finishes the frame it is sending (one more maximum frame, and its wire
+/// overhead) whose bits then cross back: two maximum frames and the link's round trip
+/// at its rate, taking the largest of the switch's links.
+fn pause_headroom(links: &[&LinkSpec]) -> u64 {
+    links
+        .iter()
+        .map(|l| {
+            let frame = ethernet::max_frame_for_mtu(l.mtu.0.get()) + ethernet::WIRE_OVERHEAD.get();
+            let pause = u64::from(mac_control::PAUSE_FRAME_LEN) + ethernet::WIRE_OVERHEAD.get();
+            let round_trip_bits = u128::from(l.rate.0.as_bps()) * u128::from(2 * l.delay.0.as_ps())
+                / u128::from(crate::time::PS_PER_SEC);
+            2 * frame + pause + (round_trip_bits as u64).div_ceil(8)
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Most transmit buffers or receive-ring slots a host may have.
@@ -646,6 +792,7 @@ mod tests {
             crate::scenario::schema::SwitchSpec {
                 name: "s".into(),
                 port_buffer: crate::scenario::schema::BufferSpec { bytes: None, frames: Some(1) },
+                pause: crate::scenario::schema::SwitchPauseSpec::default(),
             };
             5_000
         ];

@@ -45,6 +45,89 @@ pub struct Scenario {
     /// Time series to record: a port's buffer occupancy and gate over time.
     #[serde(default)]
     pub series: Vec<SeriesSpec>,
+    /// Periodic PAUSE generators: ports that send PAUSE to their link partner at a fixed
+    /// interval (IEEE 802.3x).
+    #[serde(default)]
+    pub pause_generators: Vec<PauseGeneratorSpec>,
+}
+
+const fn yes() -> bool {
+    true
+}
+
+/// How a host's NIC treats IEEE 802.3x PAUSE frames.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HostPauseSpec {
+    /// Stop sending data frames for the pause time a PAUSE frame asks for (the frame on
+    /// the wire finishes first). Otherwise PAUSE is counted and ignored. Default true.
+    #[serde(default = "yes")]
+    pub honour: bool,
+}
+
+impl Default for HostPauseSpec {
+    fn default() -> Self {
+        HostPauseSpec { honour: true }
+    }
+}
+
+/// IEEE 802.3x flow control of a switch's ports.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchPauseSpec {
+    /// Honour PAUSE frames received from link partners. Default true.
+    #[serde(default = "yes")]
+    pub honour: bool,
+    /// Send PAUSE when an output buffer reaches `high_water`: to each link partner whose
+    /// frames arrive into that buffer, re-sent when half the pause has run while the
+    /// buffer stays above `low_water`, and released (pause time 0) at or below
+    /// `low_water`. Default false.
+    #[serde(default)]
+    pub send: bool,
+    /// Buffer occupancy that triggers PAUSE. Default: the port buffer less the headroom
+    /// for what still arrives after PAUSE is sent (two maximum frames, the PAUSE frame's
+    /// own line time and the largest round trip of the switch's links at its rate).
+    #[serde(default)]
+    pub high_water: Option<SizeSpec>,
+    /// Buffer occupancy at or below which the paused partners are released. Default half
+    /// of `high_water`.
+    #[serde(default)]
+    pub low_water: Option<SizeSpec>,
+    /// Pause time sent, in quanta of 512 bit times (1 to 65535). Default 65535, the
+    /// largest, as switch chips send (33.6 ms at 1 Gb/s).
+    #[serde(default)]
+    pub quanta: Option<u16>,
+}
+
+impl Default for SwitchPauseSpec {
+    fn default() -> Self {
+        SwitchPauseSpec { honour: true, send: false, high_water: None, low_water: None, quanta: None }
+    }
+}
+
+/// A port that sends PAUSE to its link partner at a fixed interval (how a link-rate
+/// switch was emulated on real hardware).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PauseGeneratorSpec {
+    /// The sending port, as `node->peer` (its node and the node at the other end of its
+    /// link), e.g. `"client->switch"`.
+    pub port: String,
+    /// Time between PAUSE frames.
+    pub every: DurationSpec,
+    /// Pause asked for by each frame: rounded up to whole quanta of 512 bit times at the
+    /// link's rate when sent (10 ms at 1 Gb/s is 19532 quanta, 10.000384 ms); at most
+    /// 65535 quanta.
+    pub pause: DurationSpec,
+    /// The first PAUSE. Default 0 s.
+    #[serde(default = "zero_time")]
+    pub start: DurationSpec,
+    /// No PAUSE at or after this instant. Default: none.
+    #[serde(default)]
+    pub stop: Option<DurationSpec>,
+    /// Most PAUSE frames to send. Default: no limit.
+    #[serde(default)]
+    pub count: Option<u64>,
 }
 
 fn default_name() -> String {
@@ -85,6 +168,9 @@ pub struct HostSpec {
     /// Receive ring slots: frames received and not yet processed. Default 256.
     #[serde(default = "default_buffers")]
     pub rx_buffers: u32,
+    /// How the NIC treats PAUSE frames. Default: honours them.
+    #[serde(default)]
+    pub pause: HostPauseSpec,
 }
 
 /// A store-and-forward, output-queued switch.
@@ -96,6 +182,9 @@ pub struct SwitchSpec {
     /// Buffer of each output port. Default: 1 MiB per port, no frame limit.
     #[serde(default = "default_port_buffer")]
     pub port_buffer: BufferSpec,
+    /// IEEE 802.3x flow control. Default: PAUSE honoured, never sent.
+    #[serde(default)]
+    pub pause: SwitchPauseSpec,
 }
 
 fn default_port_buffer() -> BufferSpec {
@@ -197,7 +286,8 @@ pub struct OutageSpec {
 }
 
 /// A time series, as change points: of a port, its buffer occupancy (`queue_bytes`,
-/// `queue_frames`) and whether its transmit gate is open for data (`gate_open`); of a
+/// `queue_frames`), whether its transmit gate is open for data (`gate_open`) and the PAUSE
+/// frames it received so far (`pause_received`); of a
 /// TCP application, its sender's state. Costs nothing for what is not asked for.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -52,6 +52,19 @@ pub enum Event {
         /// The arrival-timer event this is (stale if the head changed).
         generation: Generation,
     },
+    /// A switch input re-sends PAUSE to its partner while congested outputs hold it
+    /// (`handlers/pause.rs`).
+    PauseRefresh {
+        /// The input port.
+        port: PortId,
+        /// The timer event this is.
+        generation: Generation,
+    },
+    /// A port's periodic PAUSE generator sends its next frame (`handlers/pause.rs`).
+    PauseTick {
+        /// The port.
+        port: PortId,
+    },
     /// A link's next scheduled outage begins (`handlers/link.rs`).
     OutageStart {
         /// The link.

@@ -76,8 +76,8 @@ impl Network {
         }
     }
 
-    /// Schedules what starts by itself: every endpoint's first poll at its start, and
-    /// every link's first outage.
+    /// Schedules what starts by itself: every endpoint's first poll at its start, every
+    /// link's first outage, and every periodic PAUSE generator's first frame.
     pub fn schedule_starts(&mut self, sched: &mut Scheduler<Event>) {
         for (i, e) in self.endpoints.iter_mut().enumerate() {
             let endpoint = crate::ids::EndpointId(i as u32);
@@ -86,6 +86,11 @@ impl Network {
         for (i, l) in self.links.iter().enumerate() {
             if let Some(t) = l.outages.next_start() {
                 sched.schedule_at(t, Event::OutageStart { link: crate::ids::LinkId(i as u32) });
+            }
+        }
+        for (i, p) in self.ports.iter().enumerate() {
+            if let Some(g) = p.periodic {
+                sched.schedule_at(g.start, Event::PauseTick { port: crate::ids::PortId(i as u32) });
             }
         }
     }
@@ -163,6 +168,8 @@ impl Model for Network {
                 self.on_arrival(sched, link, usize::from(dir), generation);
             }
             Event::OutageStart { link } => self.on_outage_start(sched, link),
+            Event::PauseRefresh { port, generation } => self.on_pause_refresh(sched, port, generation),
+            Event::PauseTick { port } => self.on_pause_tick(sched, port),
         }
     }
 

@@ -94,6 +94,14 @@ pub struct PortResult {
     pub control_sent: u64,
     /// MAC control frames received.
     pub control_received: u64,
+    /// Whether the port honours PAUSE.
+    pub honours_pause: bool,
+    /// PAUSE frames this port sent its partner (threshold, refresh, release and periodic).
+    pub pause_sent: u64,
+    /// PAUSE frames it received.
+    pub pause_received: u64,
+    /// Time its data transmissions were paused by PAUSE, s.
+    pub paused_s: f64,
     /// Frames dropped at this port's queue.
     pub drops: u64,
     /// Bytes dropped at this port's queue.
@@ -144,7 +152,8 @@ pub struct HostResult {
 pub struct SeriesResult {
     /// The port, `node->peer`.
     pub port: String,
-    /// `queue_bytes`, `queue_frames` or `gate_open`.
+    /// `queue_bytes`, `queue_frames`, `gate_open` or `pause_received` (PAUSE frames
+    /// received so far).
     pub quantity: &'static str,
     /// Instants of the changes, ps.
     pub t_ps: Vec<u64>,
@@ -268,6 +277,10 @@ fn port_results(net: &Network, end: SimTime) -> Vec<PortResult> {
                 bytes_sent: p.bytes_sent_by(end),
                 control_sent: s.control_sent,
                 control_received: s.control_received,
+                honours_pause: p.pause.honour,
+                pause_sent: p.pause.sent,
+                pause_received: p.pause.received,
+                paused_s: p.pause.paused_time(end).as_secs_f64(),
                 drops: s.drops,
                 dropped_bytes: s.dropped_bytes,
                 wire_losses: s.wire_losses,
@@ -291,6 +304,7 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
             ("queue_bytes", &series.queue_bytes),
             ("queue_frames", &series.queue_frames),
             ("gate_open", &series.gate_open),
+            ("pause_received", &series.pause_received),
         ] {
             out.push(SeriesResult {
                 port: port.clone(),

@@ -118,6 +118,13 @@ pub enum TraceRecord {
         /// Until when.
         until: SimTime,
     },
+    /// A PAUSE frame arrived at a port (honoured or not).
+    PauseReceived {
+        /// The port.
+        port: PortId,
+        /// The pause time it asks for, quanta of 512 bit times (0: resume).
+        quanta: u16,
+    },
     /// A link went dark until an instant.
     LinkDark {
         /// The link.
@@ -149,7 +156,10 @@ pub struct PortSeries {
     pub queue_frames: Series,
     /// Gate open for data (1) or closed (0).
     pub gate_open: Series,
+    /// PAUSE frames received so far (a point per frame).
+    pub pause_received: Series,
     held: (u64, u64),
+    pauses: u64,
     leaving: Option<(SimTime, u64)>,
     closed_until: [SimTime; 4],
     gate_reopens: Option<SimTime>,
@@ -164,7 +174,9 @@ impl PortSeries {
             queue_bytes: Series::starting_at(0),
             queue_frames: Series::starting_at(0),
             gate_open: Series::starting_at(1),
+            pause_received: Series::starting_at(0),
             held: (0, 0),
+            pauses: 0,
             leaving: None,
             closed_until: [SimTime::ZERO; 4],
             gate_reopens: None,
@@ -223,6 +235,10 @@ impl PortSeries {
                     self.set_queue_without(now, len);
                 }
             }
+            TraceRecord::PauseReceived { port, .. } if port == self.port => {
+                self.pauses += 1;
+                self.pause_received.push(self.max_points, now, self.pauses);
+            }
             TraceRecord::Gate { port, closer, until } if port == self.port => {
                 self.closed_until[closer as usize] = until;
                 // Data frames are held by every closer.
@@ -241,6 +257,8 @@ impl PortSeries {
 }
 
 /// An observer of the trace path.
+// A handful per run, made once and dispatched off the hot path: their size is no cost.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Subscriber {
     /// Keeps every record.

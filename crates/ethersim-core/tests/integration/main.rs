@@ -9,6 +9,7 @@ mod delivery;
 mod determinism;
 mod link_timing;
 mod outages;
+mod pause;
 mod ping;
 mod queueing;
 mod routing;

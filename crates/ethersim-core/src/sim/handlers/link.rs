@@ -48,7 +48,12 @@ impl Network {
         let node = self.ports[port.index()].node;
         match &self.nodes[node.index()] {
             Node::Switch(sw) => match sw.route(self.packets.get(r).dst) {
-                Some(out) => self.port_send(sched, out, r),
+                Some(out) => {
+                    self.port_send(sched, out, r);
+                    if self.ports[out.index()].threshold.is_some() {
+                        self.threshold_after_arrival(sched, port, out);
+                    }
+                }
                 // Validation guarantees a route to every destination an endpoint names.
                 None => self.lose(now, r, None, node, DropReason::Unroutable),
             },

@@ -5,4 +5,5 @@
 mod endpoint;
 mod host;
 mod link;
+mod pause;
 mod port;

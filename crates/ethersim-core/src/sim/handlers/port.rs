@@ -77,7 +77,7 @@ impl Network {
                 // node/port.rs): a frame waits, a host frees a buffer, a policy or the trace
                 // path watches.
                 let p = &mut self.ports[port.index()];
-                let watched = p.on_host || p.policy.is_some() || self.trace.is_on();
+                let watched = p.on_host || p.policy.is_some() || p.hooks || self.trace.is_on();
                 if watched || !p.nothing_waits() {
                     if let Some((tx, at)) = p.done_event_needed() {
                         sched.schedule_at(at, Event::TxDone { port, tx });
@@ -173,11 +173,22 @@ impl Network {
         self.try_start(sched, port);
     }
 
-    /// Shows `port`'s queue to its policy, if it has one, and applies its answer.
+    /// Shows `port`'s queue to its policy, if it has one, and applies its answer; then to
+    /// the other mechanisms watching it (threshold PAUSE).
     #[inline]
     fn policy_hook(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
         if self.ports[port.index()].policy.is_some() {
             self.run_policy(sched, port, moment);
+        }
+        if self.ports[port.index()].hooks {
+            self.run_hooks(sched, port, moment);
+        }
+    }
+
+    fn run_hooks(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
+        if moment != QueueMoment::Enqueued {
+            // Arrivals are seen with the input they came through (`on_switch_arrival`).
+            self.threshold_after_departure(sched, port);
         }
     }
 
@@ -202,18 +213,6 @@ impl Network {
                 }
             }
         }
-    }
-
-    /// A MAC control frame arrived whole at `port`. No MAC control mechanism consumes
-    /// one yet (PAUSE will, here); the frame is counted by the port and discarded.
-    pub(in crate::sim) fn receive_control(
-        &mut self,
-        _sched: &mut Scheduler<Event>,
-        port: PortId,
-        r: PacketRef,
-    ) {
-        self.packets.remove(r);
-        self.ports[port.index()].count_control_received();
     }
 }
 

@@ -1,0 +1,143 @@
+//! IEEE 802.3x flow control (802.3 Annex 31B): PAUSE frames received and honoured (or
+//! not), PAUSE sent by switch inputs on behalf of congested outputs and refreshed while
+//! they stay congested, and periodic PAUSE generators. The state machines are in
+//! `node/pause.rs`; here they meet the network.
+
+use crate::engine::{Generation, Scheduler};
+use crate::ids::PortId;
+use crate::phy::Closer;
+use crate::sim::event::Event;
+use crate::sim::network::Network;
+use crate::sim::trace::TraceRecord;
+use crate::time::{BitRate, Duration};
+use crate::wire::{mac_control, PacketRef};
+
+impl Network {
+    /// The current rate of the link direction `port` transmits on.
+    fn tx_rate(&self, port: PortId) -> BitRate {
+        let p = &self.ports[port.index()];
+        self.links[p.link.index()].dirs[p.end].rate()
+    }
+
+    /// A MAC control frame arrived whole at `port`. A PAUSE frame pauses the port's data
+    /// transmissions if it honours PAUSE; every control frame is counted and discarded.
+    pub(in crate::sim) fn receive_control(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        r: PacketRef,
+    ) {
+        let now = sched.now();
+        let pkt = self.packets.remove(r);
+        self.ports[port.index()].count_control_received();
+        let Some(quanta) = mac_control::pause_quanta(&pkt) else {
+            return; // no other MAC control opcode is modelled
+        };
+        // Quanta are bit times of the receiving MAC's own link (802.3 Annex 31B.2).
+        let length = mac_control::quanta_duration(quanta, self.tx_rate(port));
+        self.trace.emit(now, || TraceRecord::PauseReceived { port, quanta });
+        let p = &mut self.ports[port.index()];
+        let frame_end = p.frame_end(now);
+        match p.pause.on_pause(now, frame_end, length) {
+            Some(until) if until <= now => self.open_gate(sched, port, Closer::Pause),
+            Some(until) => self.close_gate(sched, port, Closer::Pause, until),
+            None => {}
+        }
+    }
+
+    /// Sends a PAUSE frame asking for `quanta` (0: resume) out of `port` to its link
+    /// partner, ahead of any queued data.
+    pub fn send_pause(&mut self, sched: &mut Scheduler<Event>, port: PortId, quanta: u16) {
+        self.ports[port.index()].pause.sent += 1;
+        let p = &self.ports[port.index()];
+        let (src, dst) = (p.node, self.ports[p.peer.index()].node);
+        self.send_control_frame(sched, port, mac_control::pause_frame(src, dst, quanta, sched.now()));
+    }
+
+    /// A frame that arrived through switch port `input` was offered to output `out`,
+    /// which has threshold flow control: at the high-water mark, `input`'s partner is
+    /// paused on `out`'s behalf.
+    pub(in crate::sim) fn threshold_after_arrival(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        input: PortId,
+        out: PortId,
+    ) {
+        let now = sched.now();
+        let p = &mut self.ports[out.index()];
+        let (held, _) = p.queue().held_at(now);
+        let Some(t) = p.threshold.as_deref_mut() else { return };
+        if t.on_arrival(held, input) {
+            let quanta = t.quanta;
+            let hold = &mut self.ports[input.index()].pause_hold;
+            hold.holders += 1;
+            hold.quanta = quanta;
+            if hold.holders == 1 {
+                self.send_pause(sched, input, quanta);
+                self.arm_pause_refresh(sched, input);
+            }
+        }
+    }
+
+    /// Output `out` sent a frame or went idle: if its buffer drained to the low-water
+    /// mark, the inputs it held paused are released (each with a pause time of 0, once no
+    /// other output holds it).
+    pub(in crate::sim) fn threshold_after_departure(&mut self, sched: &mut Scheduler<Event>, out: PortId) {
+        let now = sched.now();
+        loop {
+            let p = &mut self.ports[out.index()];
+            let (held, _) = p.queue().held_at(now);
+            let Some(input) = p.threshold.as_deref_mut().and_then(|t| t.next_released(held)) else {
+                return;
+            };
+            let hold = &mut self.ports[input.index()].pause_hold;
+            hold.holders -= 1;
+            if hold.holders == 0 {
+                hold.refresh.cancel();
+                self.send_pause(sched, input, 0);
+            }
+        }
+    }
+
+    /// Arms `input`'s refresh: the PAUSE is re-sent when half of it has run, so the
+    /// partner's pause never lapses while an output is congested (switch chips re-send
+    /// XOFF while over threshold).
+    fn arm_pause_refresh(&mut self, sched: &mut Scheduler<Event>, input: PortId) {
+        let quanta = self.ports[input.index()].pause_hold.quanta;
+        let half = Duration(mac_control::quanta_duration(quanta, self.tx_rate(input)).as_ps() / 2);
+        let at = sched.now() + half.max(Duration(1));
+        let timer = &mut self.ports[input.index()].pause_hold.refresh;
+        sched.arm(timer, at, |generation| Event::PauseRefresh { port: input, generation });
+    }
+
+    pub(in crate::sim) fn on_pause_refresh(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        generation: Generation,
+    ) {
+        let hold = &mut self.ports[port.index()].pause_hold;
+        if !sched
+            .timer_fires(&mut hold.refresh, generation, |generation| Event::PauseRefresh { port, generation })
+            || hold.holders == 0
+        {
+            return;
+        }
+        let quanta = hold.quanta;
+        self.send_pause(sched, port, quanta);
+        self.arm_pause_refresh(sched, port);
+    }
+
+    /// A periodic PAUSE generator sends its frame: the pause asked for, in whole quanta
+    /// at the link's current rate (rounded up; at most 65535).
+    pub(in crate::sim) fn on_pause_tick(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+        let now = sched.now();
+        let rate = self.tx_rate(port);
+        let Some(g) = self.ports[port.index()].periodic.as_mut() else { return };
+        let quanta = mac_control::quanta_for(g.pause, rate).unwrap_or(mac_control::MAX_QUANTA);
+        if let Some(next) = g.next_after(now) {
+            sched.schedule_at(next, Event::PauseTick { port });
+        }
+        self.send_pause(sched, port, quanta);
+    }
+}
