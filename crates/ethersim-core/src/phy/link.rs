@@ -243,6 +243,8 @@ pub struct Link {
     pub outages: OutageSchedule,
     /// Frame loss, if the link loses frames (boxed: most links do not).
     pub loss: Option<Box<super::LossModel>>,
+    /// Link-rate switching, if the link has several rates (boxed: most links do not).
+    pub rate_switching: Option<Box<super::RateSwitching>>,
 }
 
 impl Link {
@@ -259,6 +261,7 @@ impl Link {
             dirs: [Direction::new(rate, delay), Direction::new(rate, delay)],
             outages,
             loss: None,
+            rate_switching: None,
         }
     }
 

@@ -11,7 +11,10 @@ use crate::ids::{EndpointId, FlowId, LinkId, NodeId, PortId};
 use crate::node::{
     Host, HostConfig, PauseReceiver, PeriodicPause, Port, QueueLimits, Switch, ThresholdPause,
 };
-use crate::phy::{Link, LossModel, Outage, OutageSchedule, ScriptedLoss};
+use crate::phy::{
+    AlrPolicy, Link, LossModel, Outage, OutageSchedule, RatePolicyKind, RateSwitching, ScheduledRates,
+    ScriptedLoss,
+};
 use crate::sim::{Flow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::time::{BitRate, Bytes, Duration, SimTime};
 use crate::transport::tcp::TcpConfig;
@@ -19,8 +22,8 @@ use crate::wire::{ethernet, icmp, mac_control, tcp, udp, Role as End};
 
 use super::error::ScenarioError;
 use super::schema::{
-    AppSpec, BufferSpec, FlowDirection, HostSpec, LinkSpec, LossSpec, PingSpec, Scenario, SourceSpec,
-    TcpBulkSpec, TcpSpec, UdpFileSpec,
+    AppSpec, BufferSpec, FlowDirection, HostSpec, LinkSpec, LossSpec, PingSpec, RatePolicySpec,
+    RateSwitchingSpec, Scenario, SourceSpec, TcpBulkSpec, TcpSpec, UdpFileSpec,
 };
 use super::topology::{Role, Topology};
 
@@ -84,6 +87,13 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let mut links = links(s)?;
     let mut ports = ports(s, &topo)?;
     flow_control(s, &topo, &mut ports)?;
+    for l in &links {
+        if l.rate_switching.as_ref().is_some_and(|r| r.policy.watches_queues()) {
+            for p in l.ends {
+                ports[p.index()].hooks = true;
+            }
+        }
+    }
     let nodes = nodes(s, &topo)?;
     let (mut endpoints, flows) = apps(s, &topo)?;
     let trace = trace(s, &topo, &mut endpoints, &flows)?;
@@ -120,9 +130,58 @@ fn links(s: &Scenario) -> Result<Vec<Link>> {
         .map(|(i, spec)| {
             let ends = [PortId(2 * i as u32), PortId(2 * i as u32 + 1)];
             let outages = outages(spec, i)?;
-            Ok(Link::point_to_point(ends, spec.rate.0, spec.delay.0, outages))
+            let mut link = Link::point_to_point(ends, spec.rate.0, spec.delay.0, outages);
+            if let Some(rs) = &spec.rate_switching {
+                link.rate_switching =
+                    Some(Box::new(rate_switching(spec, rs, &format!("links[{i}].rate_switching"))?));
+            }
+            Ok(link)
         })
         .collect()
+}
+
+/// A link's rates (slowest first) and policy, each checked.
+fn rate_switching(link: &LinkSpec, spec: &RateSwitchingSpec, path: &str) -> Result<RateSwitching> {
+    let mut rates: Vec<BitRate> = spec.rates.iter().map(|r| r.0).collect();
+    rates.sort_unstable();
+    if rates.len() < 2 || rates.windows(2).any(|w| w[0] == w[1]) || rates[0].as_bps() == 0 {
+        return Err(ScenarioError::at(
+            format!("{path}.rates"),
+            "expected at least two different rates, each greater than 0 b/s",
+        ));
+    }
+    let index_of = |r: BitRate, key: &str| -> Result<usize> {
+        rates.iter().position(|&x| x == r).ok_or_else(|| {
+            let list: Vec<String> = rates.iter().map(ToString::to_string).collect();
+            ScenarioError::at(key, format!("{r} is not one of the link's rates ({})", list.join(", ")))
+        })
+    };
+    let initial = index_of(link.rate.0, &format!("{path}.rates"))?;
+    let policy = match &spec.policy {
+        RatePolicySpec::Schedule(sched) => {
+            let mut entries = Vec::with_capacity(sched.changes.len());
+            for (k, c) in sched.changes.iter().enumerate() {
+                let key = format!("{path}.policy.changes[{k}]");
+                let at = SimTime::ZERO + c.at.0;
+                if entries.last().is_some_and(|&(prev, _)| prev > at) {
+                    return Err(ScenarioError::at(format!("{key}.at"), "changes must be in time order"));
+                }
+                entries.push((at, index_of(c.rate.0, &format!("{key}.rate"))?));
+            }
+            RatePolicyKind::Schedule(ScheduledRates::new(entries))
+        }
+        RatePolicySpec::Alr(alr) => {
+            let (high, low) = (alr.high.0.get(), alr.low.0.get());
+            if low >= high {
+                return Err(ScenarioError::at(
+                    format!("{path}.policy.low"),
+                    format!("{low} B is not below high ({high} B); expected low < high"),
+                ));
+            }
+            RatePolicyKind::Alr(AlrPolicy { high, low })
+        }
+    };
+    Ok(RateSwitching::new(rates, initial, spec.switch_time.0, policy))
 }
 
 fn outages(spec: &LinkSpec, i: usize) -> Result<OutageSchedule> {

@@ -227,6 +227,67 @@ pub struct LinkSpec {
     /// Frame loss on the link: random, scripted, or both. Default none.
     #[serde(default)]
     pub loss: Option<LossSpec>,
+    /// Link-rate switching (Rapid PHY Selection, Adaptive Link Rate): the rates the link
+    /// can run at, the time it is dark at each change, and the policy that decides.
+    /// `rate` is the initial rate. Default none: the link keeps `rate`.
+    #[serde(default)]
+    pub rate_switching: Option<RateSwitchingSpec>,
+}
+
+/// A link with several rates. At a change no new frame starts; the frames on the wire
+/// finish at the old rate; then both directions are dark for `switch_time` and carry
+/// frames at the new rate. Frames wait in their ports' queues meanwhile.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RateSwitchingSpec {
+    /// The rates, at least two, all different, in any order; they include the link's
+    /// `rate`.
+    pub rates: Vec<RateSpec>,
+    /// How long the link is dark at each change (both PHYs retrain).
+    pub switch_time: DurationSpec,
+    /// Who decides when to change.
+    pub policy: RatePolicySpec,
+}
+
+/// The policy that changes a link's rate.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RatePolicySpec {
+    /// Changes at fixed instants.
+    Schedule(RateScheduleSpec),
+    /// Adaptive Link Rate's dual-threshold buffer policy: the fastest rate when either
+    /// end's output queue reaches `high`, the slowest when both are at or below `low`.
+    Alr(AlrSpec),
+}
+
+/// A fixed schedule of rate changes.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RateScheduleSpec {
+    /// The changes, in time order. A change due while a switch is under way happens when
+    /// it ends.
+    pub changes: Vec<RateChangeSpec>,
+}
+
+/// One scheduled rate change.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RateChangeSpec {
+    /// When the change is requested.
+    pub at: DurationSpec,
+    /// The new rate: one of the link's `rates`.
+    pub rate: RateSpec,
+}
+
+/// Thresholds of the ALR dual-threshold policy, in bytes waiting at an end's output
+/// (not counting the frame being sent).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AlrSpec {
+    /// Either end's queue at or above this: the fastest rate.
+    pub high: SizeSpec,
+    /// Both ends' queues at or below this: the slowest rate.
+    pub low: SizeSpec,
 }
 
 /// Frame loss on a link. A lost frame takes its line time and is discarded by the

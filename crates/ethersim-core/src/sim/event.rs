@@ -65,6 +65,13 @@ pub enum Event {
         /// The port.
         port: PortId,
     },
+    /// A link's rate policy timer (`handlers/rate.rs`).
+    RateTimer {
+        /// The link.
+        link: LinkId,
+        /// The timer event this is.
+        generation: Generation,
+    },
     /// A link's next scheduled outage begins (`handlers/link.rs`).
     OutageStart {
         /// The link.

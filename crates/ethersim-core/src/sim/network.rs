@@ -77,7 +77,8 @@ impl Network {
     }
 
     /// Schedules what starts by itself: every endpoint's first poll at its start, every
-    /// link's first outage, and every periodic PAUSE generator's first frame.
+    /// link's first outage and rate-policy timer, and every periodic PAUSE generator's
+    /// first frame.
     pub fn schedule_starts(&mut self, sched: &mut Scheduler<Event>) {
         for (i, e) in self.endpoints.iter_mut().enumerate() {
             let endpoint = crate::ids::EndpointId(i as u32);
@@ -87,6 +88,9 @@ impl Network {
             if let Some(t) = l.outages.next_start() {
                 sched.schedule_at(t, Event::OutageStart { link: crate::ids::LinkId(i as u32) });
             }
+        }
+        for i in 0..self.links.len() {
+            self.arm_rate_timer(sched, crate::ids::LinkId(i as u32));
         }
         for (i, p) in self.ports.iter().enumerate() {
             if let Some(g) = p.periodic {
@@ -170,6 +174,7 @@ impl Model for Network {
             Event::OutageStart { link } => self.on_outage_start(sched, link),
             Event::PauseRefresh { port, generation } => self.on_pause_refresh(sched, port, generation),
             Event::PauseTick { port } => self.on_pause_tick(sched, port),
+            Event::RateTimer { link, generation } => self.on_rate_timer(sched, link, generation),
         }
     }
 

@@ -132,6 +132,14 @@ pub struct LinkResult {
     pub dark_s: f64,
     /// Frames lost by the link's loss model, by the end that sent them (`between` order).
     pub frames_lost: [u64; 2],
+    /// Rate switches begun (links with rate switching).
+    pub rate_switches: u64,
+    /// Time dark for rate switches, s.
+    pub switching_s: f64,
+    /// The link's rates, bit/s, slowest first (empty for a link with one rate).
+    pub rates_bps: Vec<u64>,
+    /// Time carrying frames at each of `rates_bps`, s (switching time excluded).
+    pub time_at_rate_s: Vec<f64>,
 }
 
 /// The results of one host.
@@ -346,16 +354,25 @@ pub fn summarize(
 ) -> RunSummary {
     let mut all_delays = DelayStats::default();
     let flows = flow_results(net, end, &mut all_delays);
-    let links = net
-        .links
-        .iter()
-        .map(|l| LinkResult {
-            between: l.ends.map(|p: PortId| net.names[net.ports[p.index()].node.index()].clone()),
-            outages: l.outages.begun(),
-            dark_s: l.outages.dark_time(end).as_secs_f64(),
-            frames_lost: l.loss.as_ref().map_or([0; 2], |m| m.lost()),
-        })
-        .collect();
+    let links =
+        net.links
+            .iter()
+            .map(|l| LinkResult {
+                between: l.ends.map(|p: PortId| net.names[net.ports[p.index()].node.index()].clone()),
+                outages: l.outages.begun(),
+                dark_s: l.outages.dark_time(end).as_secs_f64(),
+                frames_lost: l.loss.as_ref().map_or([0; 2], |m| m.lost()),
+                rate_switches: l.rate_switching.as_ref().map_or(0, |r| r.switches()),
+                switching_s: l.rate_switching.as_ref().map_or(0.0, |r| r.dark_time(end).as_secs_f64()),
+                rates_bps: l
+                    .rate_switching
+                    .as_ref()
+                    .map_or_else(Vec::new, |r| r.rates().iter().map(|b| b.as_bps()).collect()),
+                time_at_rate_s: l.rate_switching.as_ref().map_or_else(Vec::new, |r| {
+                    r.time_at_rates(end).iter().map(|d| d.as_secs_f64()).collect()
+                }),
+            })
+            .collect();
     let hosts = net
         .nodes
         .iter()

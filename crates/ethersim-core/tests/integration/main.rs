@@ -12,6 +12,7 @@ mod outages;
 mod pause;
 mod ping;
 mod queueing;
+mod rate_switching;
 mod routing;
 mod seams;
 mod steady_state;

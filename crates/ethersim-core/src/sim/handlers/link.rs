@@ -2,7 +2,7 @@
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
-use crate::phy::{Closer, FrameClass};
+use crate::phy::FrameClass;
 use crate::sim::event::Event;
 use crate::sim::network::{Network, Node};
 use crate::sim::trace::{DropReason, TraceRecord};
@@ -78,7 +78,7 @@ impl Network {
             let p = &mut self.ports[port.index()];
             let cut = p.cut_off(now);
             let node = p.node;
-            self.close_gate(sched, port, Closer::Link, outage.end);
+            self.close_link_gate(sched, port, outage.end);
             let Some(cut) = cut else { continue };
             let (pkt, event) = self.links[link.index()].dirs[end].abort(cut.tx);
             if let Some((at, generation)) = event {

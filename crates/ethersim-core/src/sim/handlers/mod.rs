@@ -7,3 +7,4 @@ mod host;
 mod link;
 mod pause;
 mod port;
+mod rate;

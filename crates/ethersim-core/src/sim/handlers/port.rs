@@ -174,7 +174,7 @@ impl Network {
     }
 
     /// Shows `port`'s queue to its policy, if it has one, and applies its answer; then to
-    /// the other mechanisms watching it (threshold PAUSE).
+    /// the other mechanisms watching it (threshold PAUSE, the link's rate policy).
     #[inline]
     fn policy_hook(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
         if self.ports[port.index()].policy.is_some() {
@@ -186,9 +186,14 @@ impl Network {
     }
 
     fn run_hooks(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
-        if moment != QueueMoment::Enqueued {
-            // Arrivals are seen with the input they came through (`on_switch_arrival`).
+        let p = &self.ports[port.index()];
+        let link = p.link;
+        if moment != QueueMoment::Enqueued && p.threshold.is_some() {
+            // Arrivals are seen with the input they came through (`threshold_after_arrival`).
             self.threshold_after_departure(sched, port);
+        }
+        if self.links[link.index()].rate_switching.is_some() {
+            self.rate_queue_moment(sched, link);
         }
     }
 

@@ -1,0 +1,316 @@
+//! Link-rate switching (Rapid PHY Selection, Adaptive Link Rate): a link with a set of
+//! rates that changes rate at the request of a policy, and is dark in both directions
+//! while its PHYs retrain.
+//!
+//! A switch is graceful, as a MAC-level handshake makes it (ALR's, RPS's): from the
+//! request no new frame starts on either direction; the frames on the wire finish at the
+//! old rate; the link is dark from the last of their last bits for the switching time,
+//! then carries frames at the new rate. Frames that wait meanwhile wait in their ports'
+//! queues, where a full buffer drops as always (the loss the burst-loss model predicts).
+//! A policy is not consulted while a switch is under way.
+//!
+//! Policies implement [`RatePolicy`]: they see the link's two output queues at each of
+//! their moments (a frame queued, a frame started, a port gone idle) and may keep a
+//! timer. Built in: a fixed schedule ([`ScheduledRates`]) and the ALR dual-threshold
+//! buffer policy ([`AlrPolicy`]); [`RatePolicyKind::Custom`] takes any other.
+
+use std::fmt;
+
+use crate::engine::Timer;
+use crate::node::QueueView;
+use crate::time::{BitRate, Duration, SimTime};
+
+/// What a rate policy sees of its link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinkView {
+    /// The index of the current rate in the link's rates (slowest first).
+    pub rate_index: usize,
+    /// How many rates the link has.
+    pub rates: usize,
+    /// The data frames waiting at each end's output (not counting a frame on the wire).
+    pub queues: [QueueView; 2],
+}
+
+/// A policy choosing a link's rate. Rates are named by their index in the link's rates,
+/// slowest first. Plain state machines with time passed in: unit-testable alone.
+pub trait RatePolicy: fmt::Debug + Send {
+    /// A moment of one of the link's queues: the rate wanted, if it differs.
+    fn on_queue(&mut self, now: SimTime, link: LinkView) -> Option<usize>;
+    /// The policy's timer fired at `now`: the rate wanted, if it differs.
+    fn on_timer(&mut self, now: SimTime, link: LinkView) -> Option<usize>;
+    /// When the policy next needs its timer, if ever (asked after every call).
+    fn next_timer(&self) -> Option<SimTime>;
+}
+
+/// A fixed schedule: at each instant, switch to a rate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduledRates {
+    /// (instant, rate index), in time order.
+    entries: Vec<(SimTime, usize)>,
+    next: usize,
+}
+
+impl ScheduledRates {
+    /// A schedule of `entries`, sorted by instant (the scenario layer checks it).
+    pub fn new(entries: Vec<(SimTime, usize)>) -> Self {
+        debug_assert!(entries.windows(2).all(|w| w[0].0 <= w[1].0));
+        ScheduledRates { entries, next: 0 }
+    }
+}
+
+impl RatePolicy for ScheduledRates {
+    fn on_queue(&mut self, _now: SimTime, _link: LinkView) -> Option<usize> {
+        None
+    }
+
+    fn on_timer(&mut self, now: SimTime, link: LinkView) -> Option<usize> {
+        // Entries due by now apply in order; the last of them wins.
+        let mut wanted = None;
+        while let Some(&(at, rate)) = self.entries.get(self.next).filter(|(at, _)| *at <= now) {
+            let _ = at;
+            wanted = Some(rate);
+            self.next += 1;
+        }
+        wanted.filter(|&r| r != link.rate_index)
+    }
+
+    fn next_timer(&self) -> Option<SimTime> {
+        self.entries.get(self.next).map(|e| e.0)
+    }
+}
+
+/// The Adaptive Link Rate dual-threshold buffer policy (Gunaratne, Christensen, Nordman
+/// and Suen, IEEE Trans. Computers 57(4), 2008): when either end's output queue reaches
+/// the high threshold the link goes to its fastest rate; when both ends' queues are at
+/// or below the low threshold it goes to its slowest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AlrPolicy {
+    /// Queue bytes at or above which the link goes fast.
+    pub high: u64,
+    /// Queue bytes at or below which (at both ends) the link goes slow.
+    pub low: u64,
+}
+
+impl RatePolicy for AlrPolicy {
+    fn on_queue(&mut self, _now: SimTime, link: LinkView) -> Option<usize> {
+        let fastest = link.rates - 1;
+        let wanted = if link.queues.iter().any(|q| q.bytes >= self.high) {
+            fastest
+        } else if link.queues.iter().all(|q| q.bytes <= self.low) {
+            0
+        } else {
+            return None;
+        };
+        (wanted != link.rate_index).then_some(wanted)
+    }
+
+    fn on_timer(&mut self, _now: SimTime, _link: LinkView) -> Option<usize> {
+        None
+    }
+
+    fn next_timer(&self) -> Option<SimTime> {
+        None
+    }
+}
+
+/// The policy of a link (built-in policies dispatch statically).
+#[derive(Debug)]
+pub enum RatePolicyKind {
+    /// A fixed schedule.
+    Schedule(ScheduledRates),
+    /// ALR dual thresholds.
+    Alr(AlrPolicy),
+    /// Any other policy.
+    Custom(Box<dyn RatePolicy>),
+}
+
+impl RatePolicyKind {
+    fn get(&mut self) -> &mut dyn RatePolicy {
+        match self {
+            RatePolicyKind::Schedule(p) => p,
+            RatePolicyKind::Alr(p) => p,
+            RatePolicyKind::Custom(p) => p.as_mut(),
+        }
+    }
+
+    /// Whether the policy looks at queues at all (a schedule does not).
+    pub fn watches_queues(&self) -> bool {
+        !matches!(self, RatePolicyKind::Schedule(_))
+    }
+}
+
+/// A switch just begun: the link is dark over `[dark_from, dark_until)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RateSwitch {
+    /// The new rate.
+    pub rate: BitRate,
+    /// The link goes dark (after the frames on the wire).
+    pub dark_from: SimTime,
+    /// It carries frames again, at the new rate.
+    pub dark_until: SimTime,
+}
+
+/// A link's rates, its policy, and what it did.
+#[derive(Debug)]
+pub struct RateSwitching {
+    rates: Vec<BitRate>,
+    switch_time: Duration,
+    /// The policy.
+    pub policy: RatePolicyKind,
+    /// The policy's timer.
+    pub timer: Timer,
+    current: usize,
+    /// Carrying at `current` since this instant (the end of the last switch).
+    since: SimTime,
+    dark_until: SimTime,
+    time_at: Vec<Duration>,
+    switches: u64,
+    dark: Duration,
+}
+
+impl RateSwitching {
+    /// A link with `rates` (slowest first, distinct), starting at `rates[initial]`, dark
+    /// for `switch_time` at each change.
+    pub fn new(rates: Vec<BitRate>, initial: usize, switch_time: Duration, policy: RatePolicyKind) -> Self {
+        debug_assert!(rates.windows(2).all(|w| w[0] < w[1]) && initial < rates.len());
+        let n = rates.len();
+        RateSwitching {
+            rates,
+            switch_time,
+            policy,
+            timer: Timer::default(),
+            current: initial,
+            since: SimTime::ZERO,
+            dark_until: SimTime::ZERO,
+            time_at: vec![Duration::ZERO; n],
+            switches: 0,
+            dark: Duration::ZERO,
+        }
+    }
+
+    /// The index of the current rate (the one being switched to, during a switch).
+    pub fn rate_index(&self) -> usize {
+        self.current
+    }
+
+    /// Whether a switch is under way at `now` (requested and not yet over).
+    pub fn is_switching(&self, now: SimTime) -> bool {
+        now < self.dark_until
+    }
+
+    /// When the switch under way ends.
+    pub fn dark_until(&self) -> SimTime {
+        self.dark_until
+    }
+
+    /// The view a policy gets, with the ends' `queues`.
+    pub fn view(&self, queues: [QueueView; 2]) -> LinkView {
+        LinkView { rate_index: self.current, rates: self.rates.len(), queues }
+    }
+
+    /// Asks the policy about a queue moment; returns the rate index it wants, if any.
+    pub fn consult_queue(&mut self, now: SimTime, view: LinkView) -> Option<usize> {
+        self.policy.get().on_queue(now, view)
+    }
+
+    /// Asks the policy about its timer firing.
+    pub fn consult_timer(&mut self, now: SimTime, view: LinkView) -> Option<usize> {
+        self.policy.get().on_timer(now, view)
+    }
+
+    /// When the policy next needs its timer.
+    pub fn next_timer(&mut self) -> Option<SimTime> {
+        self.policy.get().next_timer()
+    }
+
+    /// Begins a switch to `rates[target]` requested at `now`, when the last frame on the
+    /// wire has its last bit at `wire_clear` (or `now`).
+    pub fn begin(&mut self, now: SimTime, target: usize, wire_clear: SimTime) -> RateSwitch {
+        debug_assert!(!self.is_switching(now) && target != self.current);
+        let dark_from = wire_clear.max(now);
+        let dark_until = dark_from + self.switch_time;
+        self.time_at[self.current] = self.time_at[self.current] + dark_from.saturating_since(self.since);
+        self.current = target;
+        self.since = dark_until;
+        self.dark_until = dark_until;
+        self.switches += 1;
+        self.dark = self.dark + self.switch_time;
+        RateSwitch { rate: self.rates[target], dark_from, dark_until }
+    }
+
+    /// The link's rates, slowest first.
+    pub fn rates(&self) -> &[BitRate] {
+        &self.rates
+    }
+
+    /// Rate switches begun.
+    pub fn switches(&self) -> u64 {
+        self.switches
+    }
+
+    /// Time dark for switching within `[0, end]`.
+    pub fn dark_time(&self, end: SimTime) -> Duration {
+        // Only the switch under way can extend past `end`.
+        let beyond = self.dark_until.saturating_since(end).min(self.switch_time);
+        Duration(self.dark.as_ps() - beyond.as_ps())
+    }
+
+    /// Time carrying frames at each rate within `[0, end]`, in the order of [`Self::rates`].
+    pub fn time_at_rates(&self, end: SimTime) -> Vec<Duration> {
+        let mut t = self.time_at.clone();
+        t[self.current] = t[self.current] + end.saturating_since(self.since);
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(rate_index: usize, a: u64, b: u64) -> LinkView {
+        LinkView {
+            rate_index,
+            rates: 2,
+            queues: [QueueView { frames: 0, bytes: a }, QueueView { frames: 0, bytes: b }],
+        }
+    }
+
+    #[test]
+    fn alr_goes_fast_at_the_high_threshold_and_slow_at_the_low_one() {
+        let mut p = AlrPolicy { high: 30_000, low: 3_000 };
+        let t = SimTime::ZERO;
+        assert_eq!(p.on_queue(t, view(0, 29_999, 0)), None);
+        assert_eq!(p.on_queue(t, view(0, 0, 30_000)), Some(1), "either end's queue");
+        assert_eq!(p.on_queue(t, view(1, 30_000, 0)), None, "already fast");
+        assert_eq!(p.on_queue(t, view(1, 3_001, 0)), None, "between the thresholds: keep");
+        assert_eq!(p.on_queue(t, view(1, 3_000, 3_001)), None, "both ends must be low");
+        assert_eq!(p.on_queue(t, view(1, 3_000, 0)), Some(0));
+        assert_eq!(p.on_queue(t, view(0, 0, 0)), None, "already slow");
+    }
+
+    #[test]
+    fn a_schedule_applies_its_entries_at_their_instants() {
+        let mut s = ScheduledRates::new(vec![(SimTime(10), 1), (SimTime(20), 0), (SimTime(20), 1)]);
+        assert_eq!(s.next_timer(), Some(SimTime(10)));
+        assert_eq!(s.on_timer(SimTime(10), view(0, 0, 0)), Some(1));
+        assert_eq!(s.next_timer(), Some(SimTime(20)));
+        assert_eq!(s.on_timer(SimTime(20), view(1, 0, 0)), None, "the last entry due wins: 1, as now");
+        assert_eq!(s.next_timer(), None);
+    }
+
+    #[test]
+    fn time_at_each_rate_and_dark_time_add_up_to_the_run() {
+        let rates = vec![BitRate::gbps(1), BitRate::gbps(10)];
+        let mut r =
+            RateSwitching::new(rates, 0, Duration(100), RatePolicyKind::Alr(AlrPolicy { high: 1, low: 0 }));
+        let sw = r.begin(SimTime(1000), 1, SimTime(1050));
+        assert_eq!((sw.dark_from, sw.dark_until, sw.rate), (SimTime(1050), SimTime(1150), BitRate::gbps(10)));
+        assert!(r.is_switching(SimTime(1149)) && !r.is_switching(SimTime(1150)));
+        assert_eq!(r.dark_time(SimTime(1100)), Duration(50), "clipped to the end");
+        let end = SimTime(5000);
+        let at = r.time_at_rates(end);
+        assert_eq!(at, vec![Duration(1050), Duration(5000 - 1150)]);
+        assert_eq!(at.iter().map(|d| d.as_ps()).sum::<u64>() + r.dark_time(end).as_ps(), 5000);
+        assert_eq!(r.switches(), 1);
+    }
+}

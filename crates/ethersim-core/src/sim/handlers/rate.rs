@@ -1,0 +1,105 @@
+//! Link-rate switching: consulting a link's rate policy at its queues' moments and at its
+//! timer, and carrying out a switch (both directions dark for the switching time after
+//! the frames on the wire, then the new rate). The policies are in `phy/rate.rs`.
+
+use crate::engine::{Generation, Scheduler};
+use crate::ids::LinkId;
+use crate::phy::Closer;
+use crate::sim::event::Event;
+use crate::sim::network::Network;
+use crate::sim::trace::TraceRecord;
+
+impl Network {
+    /// Switches `link` to its rate number `target` (slowest first) now, unless a switch
+    /// is under way or it already runs at that rate. No new frame starts on either
+    /// direction from now; the frames on the wire finish at the old rate; then the link
+    /// is dark for its switching time, and carries frames at the new rate.
+    pub fn switch_rate(&mut self, sched: &mut Scheduler<Event>, link: LinkId, target: usize) {
+        let now = sched.now();
+        let ends = self.links[link.index()].ends;
+        let wire_clear =
+            ends.iter().filter_map(|p| self.ports[p.index()].frame_end(now)).max().unwrap_or(now);
+        let l = &mut self.links[link.index()];
+        let Some(rs) = l.rate_switching.as_deref_mut() else { return };
+        if rs.is_switching(now) || target >= rs.rates().len() || rs.rate_index() == target {
+            return;
+        }
+        let sw = rs.begin(now, target, wire_clear);
+        // Frames on the wire keep the timing they started with.
+        for d in &mut l.dirs {
+            d.set_rate(now, sw.rate);
+        }
+        self.trace.emit(now, || TraceRecord::LinkDark { link, until: sw.dark_until });
+        for port in ends {
+            self.close_link_gate(sched, port, sw.dark_until);
+        }
+    }
+
+    /// Closes `port`'s gate for its link until `until`, or longer if the link is already
+    /// dark longer (an outage and a rate switch share the link's closer).
+    pub(in crate::sim) fn close_link_gate(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: crate::ids::PortId,
+        until: crate::time::SimTime,
+    ) {
+        let now = sched.now();
+        let held = self.ports[port.index()].gate.closed_until(Closer::Link, now);
+        self.close_gate(sched, port, Closer::Link, held.map_or(until, |h| h.max(until)));
+    }
+
+    /// A queue of `link` changed (a frame queued or started, a port gone idle): its rate
+    /// policy may ask for another rate.
+    pub(in crate::sim) fn rate_queue_moment(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
+        let now = sched.now();
+        let [a, b] = self.links[link.index()].ends;
+        let queues = [self.ports[a.index()].view(), self.ports[b.index()].view()];
+        let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
+        if rs.is_switching(now) {
+            return;
+        }
+        let view = rs.view(queues);
+        if let Some(target) = rs.consult_queue(now, view) {
+            self.switch_rate(sched, link, target);
+        }
+        self.arm_rate_timer(sched, link);
+    }
+
+    /// Arms (or cancels) `link`'s policy timer for when the policy next needs it.
+    pub(in crate::sim) fn arm_rate_timer(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
+        let now = sched.now();
+        let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
+        match rs.next_timer() {
+            Some(at) => {
+                sched.arm(&mut rs.timer, at.max(now), |generation| Event::RateTimer { link, generation });
+            }
+            None => rs.timer.cancel(),
+        }
+    }
+
+    pub(in crate::sim) fn on_rate_timer(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        link: LinkId,
+        generation: Generation,
+    ) {
+        let now = sched.now();
+        let [a, b] = self.links[link.index()].ends;
+        let queues = [self.ports[a.index()].view(), self.ports[b.index()].view()];
+        let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
+        if !sched.timer_fires(&mut rs.timer, generation, |generation| Event::RateTimer { link, generation }) {
+            return;
+        }
+        if rs.is_switching(now) {
+            // The policy decides again when the switch under way is over.
+            let at = rs.dark_until();
+            sched.arm(&mut rs.timer, at, |generation| Event::RateTimer { link, generation });
+            return;
+        }
+        let view = rs.view(queues);
+        if let Some(target) = rs.consult_timer(now, view) {
+            self.switch_rate(sched, link, target);
+        }
+        self.arm_rate_timer(sched, link);
+    }
+}

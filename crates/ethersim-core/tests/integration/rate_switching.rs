@@ -1,0 +1,164 @@
+//! Link-rate switching against its rules, to the picosecond: frames on the wire finish
+//! at the old rate, the link is dark for the switching time after them, a waiting frame
+//! starts exactly when the link comes back and is sent at the new rate; the ALR policy
+//! switches up when a queue builds and down when it empties; time at each rate and time
+//! dark add up to the run.
+
+#![allow(clippy::format_push_string)] // test scenarios are assembled as text
+
+use crate::common::simulation;
+use ethersim_core::ids::PortId;
+use ethersim_core::phy::FrameClass;
+use ethersim_core::sim::{Simulation, Subscriber, TraceLog, TraceRecord};
+use ethersim_core::time::{BitRate, Bytes, SimTime};
+
+const US: u64 = 1_000_000;
+
+/// `a` → `b` on one link with rates 1 and 10 Gb/s (starting at 1), 1 us of delay and a
+/// switch to 10 Gb/s requested at 100 us, dark 10 us; `a` sends one maximum frame at
+/// each of `sends` (us).
+fn scheduled(sends: &[u64]) -> String {
+    let mut text = String::from(
+        r#"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[links]]
+between = ["a", "b"]
+rate = "1 Gb/s"
+delay = "1 us"
+rate_switching = { rates = ["10 Gb/s", "1 Gb/s"], switch_time = "10 us", policy = { kind = "schedule", changes = [{ at = "100 us", rate = "10 Gb/s" }] } }
+"#,
+    );
+    for (i, t) in sends.iter().enumerate() {
+        text.push_str(&format!(
+            "[[apps]]\nname = \"f{i}\"\nkind = \"constant_rate\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1 Mb/s\"\nstart = \"{t} us\"\ncount = 1\n"
+        ));
+    }
+    text
+}
+
+fn logged(text: &str) -> Simulation {
+    let mut sim = simulation(text);
+    sim.network_mut().trace.subscribe(Subscriber::Log(TraceLog::default()));
+    sim
+}
+
+fn data_starts(sim: &Simulation, port: PortId) -> Vec<u64> {
+    let Subscriber::Log(log) = &sim.network().trace.subscribers()[0] else { unreachable!() };
+    log.records
+        .iter()
+        .filter_map(|(t, r)| match r {
+            TraceRecord::TxStarted { port: p, class: FrameClass::Data, .. } if *p == port => Some(t.as_ps()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn send_time(rate: BitRate, bytes: u64) -> u64 {
+    rate.time_to_send(Bytes(bytes)).as_ps()
+}
+
+#[test]
+fn a_frame_waiting_for_a_switch_starts_when_the_link_comes_back_at_the_new_rate() {
+    // The frame started at 99 us finishes at 1 Gb/s (last bit at 111.208 us); the link is
+    // dark 10 us after it; the frame queued at 105 us starts at 121.208 us at 10 Gb/s.
+    let mut sim = logged(&scheduled(&[99, 105]));
+    sim.run();
+    let g1 = BitRate::gbps(1);
+    let g10 = BitRate::gbps(10);
+    let last_bit = 99 * US + send_time(g1, 8 + 1518);
+    let back = last_bit + 10 * US;
+    assert_eq!(data_starts(&sim, PortId(0)), vec![99 * US, back]);
+    let net = sim.network();
+    assert_eq!(net.flows[0].forward().last_rx, Some(SimTime(last_bit + US)), "finished at the old rate");
+    assert_eq!(
+        net.flows[1].forward().last_rx,
+        Some(SimTime(back + send_time(g10, 8 + 1518) + US)),
+        "sent at the new rate"
+    );
+    let summary = sim.summary("x", 1);
+    let link = &summary.links[0];
+    assert_eq!((link.rate_switches, link.rates_bps.clone()), (1, vec![1_000_000_000, 10_000_000_000]));
+    assert!((link.switching_s - 10e-6).abs() < 1e-15);
+    let end = summary.sim_time_ps as f64 / 1e12;
+    assert!((link.time_at_rate_s[0] - last_bit as f64 / 1e12).abs() < 1e-15);
+    assert!((link.time_at_rate_s.iter().sum::<f64>() + link.switching_s - end).abs() < 1e-12);
+}
+
+#[test]
+fn a_switch_requested_on_an_idle_link_darkens_it_at_once() {
+    let mut sim = logged(&scheduled(&[101]));
+    sim.run();
+    assert_eq!(data_starts(&sim, PortId(0)), vec![110 * US], "dark over [100, 110) us");
+}
+
+/// `a` (10 Gb/s) sends `frames` maximum frames back to back through a switch to `b`
+/// over a link with rates 1 and 10 Gb/s under ALR (high 30 000 B, low 0 B).
+fn alr(frames: u64) -> String {
+    format!(
+        r#"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[switches]]
+name = "s"
+port_buffer = {{ bytes = "1 MB" }}
+[[links]]
+between = ["a", "s"]
+rate = "10 Gb/s"
+[[links]]
+between = ["s", "b"]
+rate = "1 Gb/s"
+rate_switching = {{ rates = ["1 Gb/s", "10 Gb/s"], switch_time = "5 us", policy = {{ kind = "alr", high = "30000 B", low = "0 B" }} }}
+[[apps]]
+kind = "udp_file"
+from = "a"
+to = "b"
+size = "{} B"
+"#,
+        frames * 1472
+    )
+}
+
+#[test]
+fn alr_switches_up_when_the_queue_builds_and_down_when_it_empties() {
+    let mut sim = logged(&alr(200));
+    sim.run();
+    let summary = sim.summary("x", 1);
+    let link = &summary.links[1];
+    assert_eq!(link.rate_switches, 2, "up once, down once");
+    assert_eq!(summary.flows[0].packets_received, 200);
+    // The queue reached 30 000 B: 20 waiting frames (19 hold 28 842 B).
+    assert!(summary.ports[2].max_queue_bytes >= 20 * 1518);
+    // Once fast, it drains faster than it fills (10 Gb/s in and out): no second rise.
+    let Subscriber::Log(log) = &sim.network().trace.subscribers()[0] else { unreachable!() };
+    let darks: Vec<u64> = log
+        .records
+        .iter()
+        .filter_map(|(t, r)| matches!(r, TraceRecord::LinkDark { .. }).then_some(t.as_ps()))
+        .collect();
+    assert_eq!(darks.len(), 2);
+    // The switch down happened when `s->b` went idle with nothing waiting: after its
+    // last frame started.
+    let starts = data_starts(&sim, PortId(2));
+    assert_eq!(starts.len(), 200);
+    assert!(darks[1] >= *starts.last().unwrap());
+    let end = summary.sim_time_ps as f64 / 1e12;
+    assert!((link.time_at_rate_s.iter().sum::<f64>() + link.switching_s - end).abs() < 1e-12);
+}
+
+#[test]
+fn a_rate_switch_and_an_outage_on_one_link_keep_the_longer_darkness() {
+    // A switch at 100 us darkens the link until 110 us; an outage over [105, 130) us
+    // must not reopen it early, and the switch must not shorten the outage.
+    let text = scheduled(&[101]).replace(
+        "delay = \"1 us\"\n",
+        "delay = \"1 us\"\noutages = [{ start = \"105 us\", duration = \"25 us\" }]\n",
+    );
+    let mut sim = logged(&text);
+    sim.run();
+    assert_eq!(data_starts(&sim, PortId(0)), vec![130 * US]);
+}
