@@ -13,7 +13,8 @@
 //!   port's buffer reaches a high-water mark, the switch pauses the link partners whose
 //!   frames arrive into it (each through the port they arrived on), and re-sends the
 //!   PAUSE before it runs out while the buffer stays above the low-water mark; at or below
-//!   the low-water mark it sends a pause time of 0 to each of them. An input port paused
+//!   the low-water mark it sends a pause time of 0 to each of them (or, if the switch
+//!   does not send XON, stops refreshing and lets the pause run out). An input port paused
 //!   on behalf of several congested outputs is released when the last one drains.
 //! * **Periodic sending** ([`PeriodicPause`]): every P send a PAUSE of T, as the Rapid
 //!   PHY Selection study emulated a link-rate switch on real hardware.
@@ -101,15 +102,18 @@ pub struct ThresholdPause {
     pub low_water: u64,
     /// The pause time sent, quanta.
     pub quanta: u16,
+    /// Whether draining to the low-water mark sends a pause time of 0 (XON); otherwise
+    /// the partner's pause runs out by itself (it is no longer refreshed).
+    pub release: bool,
     /// The input ports this output holds paused.
     holding: Vec<PortId>,
 }
 
 impl ThresholdPause {
     /// Marks and pause time; `low_water < high_water`.
-    pub fn new(high_water: u64, low_water: u64, quanta: u16) -> Self {
+    pub fn new(high_water: u64, low_water: u64, quanta: u16, release: bool) -> Self {
         debug_assert!(low_water < high_water && quanta > 0);
-        ThresholdPause { high_water, low_water, quanta, holding: Vec::new() }
+        ThresholdPause { high_water, low_water, quanta, release, holding: Vec::new() }
     }
 
     /// A frame that arrived through `input` was offered to the buffer, which now holds
@@ -143,6 +147,8 @@ pub struct PauseHold {
     pub holders: u32,
     /// The pause time sent (and re-sent), quanta.
     pub quanta: u16,
+    /// Whether the release sends a pause time of 0, or lets the pause run out.
+    pub release: bool,
     /// Re-sends PAUSE while held.
     pub refresh: Timer,
 }
@@ -209,7 +215,7 @@ mod tests {
 
     #[test]
     fn thresholds_pause_each_input_once_and_release_them_together() {
-        let mut t = ThresholdPause::new(10_000, 4_000, 65_535);
+        let mut t = ThresholdPause::new(10_000, 4_000, 65_535, true);
         assert!(!t.on_arrival(9_999, PortId(1)), "below the high-water mark");
         assert!(t.on_arrival(10_000, PortId(1)));
         assert!(!t.on_arrival(11_000, PortId(1)), "already held");

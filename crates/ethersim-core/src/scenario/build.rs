@@ -421,7 +421,17 @@ fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()>
                 ),
             ));
         }
-        let stop = check_stops(&path, s, g.start.0, g.stop.map(|d| d.0), g.count)?;
+        // A generator needs no end of its own: the run ends when the applications do.
+        if g.count == Some(0) {
+            return Err(ScenarioError::at(format!("{path}.count"), "must be at least 1"));
+        }
+        if let Some(stop) = g.stop.filter(|stop| stop.0 <= g.start.0) {
+            return Err(ScenarioError::at(
+                format!("{path}.stop"),
+                format!("{} must be later than start ({})", stop.0, g.start.0),
+            ));
+        }
+        let stop = g.stop.map(|d| SimTime::ZERO + d.0);
         let p = &mut ports[port.index()];
         if p.periodic.is_some() {
             return Err(ScenarioError::at(
@@ -450,6 +460,7 @@ fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Resu
             ("high_water", spec.high_water.is_some()),
             ("low_water", spec.low_water.is_some()),
             ("quanta", spec.quanta.is_some()),
+            ("release", spec.release.is_some()),
         ] {
             if given {
                 return Err(ScenarioError::at(
@@ -506,7 +517,7 @@ fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Resu
     if quanta == 0 {
         return Err(ScenarioError::at(format!("{path}.quanta"), "must be at least 1"));
     }
-    Ok(Some(ThresholdPause::new(high, low, quanta)))
+    Ok(Some(ThresholdPause::new(high, low, quanta, spec.release.unwrap_or(true))))
 }
 
 /// Bytes that may still arrive at an output after it reaches its high-water mark: the

@@ -97,11 +97,16 @@ pub struct SwitchPauseSpec {
     /// largest, as switch chips send (33.6 ms at 1 Gb/s).
     #[serde(default)]
     pub quanta: Option<u16>,
+    /// Release a paused partner at the low-water mark with a pause time of 0 (XON).
+    /// With false, the switch only stops re-sending PAUSE and the partner's pause runs
+    /// its full length (switches that send no XON). Default true.
+    #[serde(default)]
+    pub release: Option<bool>,
 }
 
 impl Default for SwitchPauseSpec {
     fn default() -> Self {
-        SwitchPauseSpec { honour: true, send: false, high_water: None, low_water: None, quanta: None }
+        SwitchPauseSpec { honour: true, send: false, high_water: None, low_water: None, quanta: None, release: None }
     }
 }
 

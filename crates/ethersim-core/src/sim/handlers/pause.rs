@@ -68,10 +68,11 @@ impl Network {
         let (held, _) = p.queue().held_at(now);
         let Some(t) = p.threshold.as_deref_mut() else { return };
         if t.on_arrival(held, input) {
-            let quanta = t.quanta;
+            let (quanta, release) = (t.quanta, t.release);
             let hold = &mut self.ports[input.index()].pause_hold;
             hold.holders += 1;
             hold.quanta = quanta;
+            hold.release = release;
             if hold.holders == 1 {
                 self.send_pause(sched, input, quanta);
                 self.arm_pause_refresh(sched, input);
@@ -81,7 +82,7 @@ impl Network {
 
     /// Output `out` sent a frame or went idle: if its buffer drained to the low-water
     /// mark, the inputs it held paused are released (each with a pause time of 0, once no
-    /// other output holds it).
+    /// other output holds it, or by letting its pause run out).
     pub(in crate::sim) fn threshold_after_departure(&mut self, sched: &mut Scheduler<Event>, out: PortId) {
         let now = sched.now();
         loop {
@@ -94,7 +95,9 @@ impl Network {
             hold.holders -= 1;
             if hold.holders == 0 {
                 hold.refresh.cancel();
-                self.send_pause(sched, input, 0);
+                if hold.release {
+                    self.send_pause(sched, input, 0);
+                }
             }
         }
     }
