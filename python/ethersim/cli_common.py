@@ -1,0 +1,181 @@
+"""What every ``ethersim`` command shares: the consoles, printing user text literally,
+error messages and exit statuses, interrupts, and formatting of quantities.
+
+Exit status: 0 success (also when the reader of standard output stops reading, as
+``| head`` does); 2 bad input; 3 a bug in ethersim; 1 any other ethersim error; 130
+interrupted and 143 terminated, with nothing written. Mapped in one place:
+:func:`exit_status`.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ParamSpec
+
+import typer
+
+from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+__all__ = [
+    "Terminated",
+    "closed_pipe_is_success",
+    "count",
+    "err_console",
+    "exit_status",
+    "fail",
+    "fmt_rate",
+    "fmt_time",
+    "literal",
+    "on_sigterm",
+    "out_console",
+    "silence_stdout",
+    "stopped",
+    "visible",
+]
+
+P = ParamSpec("P")
+
+
+@functools.cache
+def out_console() -> Console:
+    """The console for results (made on first use: a quiet run never imports rich's)."""
+    from rich.console import Console
+
+    class ResultsConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich would exit with status 1; a reader that stopped reading is not a
+            # failure of the command (see closed_pipe_is_success).
+            raise BrokenPipeError
+
+    # Piped output is not wrapped at rich's 80-column default: tables stay one row per item.
+    return ResultsConsole(width=None if sys.stdout.isatty() else 160)
+
+
+@functools.cache
+def err_console() -> Console:
+    """The console for errors and notices, on standard error."""
+    from rich.console import Console
+
+    return Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+
+
+def visible(text: object) -> str:
+    """``text`` with every control and format character written as an escape (``\\x1b``,
+    ``\\n``, ``\\u202e``), so that user text can neither move the cursor nor hide itself;
+    bytes that were not UTF-8 (held as lone surrogates) are escaped too (``\\udcff``)."""
+    import unicodedata
+
+    return "".join(
+        c.encode("unicode_escape").decode("ascii")
+        if unicodedata.category(c) in ("Cc", "Cf", "Cs")
+        else c
+        for c in str(text)
+    )
+
+
+def literal(text: object, style: str = "") -> Text:
+    """User text (a name, a path, a value, a message quoting them) for a rich console or
+    table: printed as it is, never read as markup."""
+    from rich.text import Text
+
+    return Text(visible(text), style=style)
+
+
+def closed_pipe_is_success(command: Callable[P, None]) -> Callable[P, None]:
+    """A reader that stops reading (``ethersim run ... | head -1``) is not a failure of the
+    command: when standard output is closed under it, the command ends with status 0 and
+    says nothing (the rest of its output had nowhere to go)."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+        if sys.stdout is None:  # started with standard output closed: nothing to print to
+            sys.stdout = open(os.devnull, "w")
+        try:
+            command(*args, **kwargs)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            silence_stdout()
+            raise typer.Exit(0) from None
+        except OSError as e:
+            # Standard output failed under us (a full disk, say): say so, not a traceback.
+            from rich.text import Text
+
+            silence_stdout()
+            why = literal(f"cannot write to standard output: {e.strerror}")
+            err_console().print(Text.assemble(("error: ", "bold red"), why))
+            raise typer.Exit(1) from None
+
+    return wrapper
+
+
+def silence_stdout() -> None:
+    """Later writes (the interpreter's final flush) must not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        sys.stdout = open(os.devnull, "w")
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: the command stops as on Ctrl-C, leaving nothing half-written."""
+
+
+def on_sigterm(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+def stopped(e: BaseException, what: str) -> typer.Exit:
+    """The message and exit status for an interrupt (130) or a SIGTERM (143)."""
+    from rich.text import Text
+
+    word = "terminated" if isinstance(e, Terminated) else "interrupted"
+    err_console().print(Text.assemble(f"{word}: ", literal(what)), highlight=False)
+    return typer.Exit(143 if isinstance(e, Terminated) else 130)
+
+
+def exit_status(error: EthersimError) -> int:
+    if isinstance(error, (ScenarioError, OutputError)):
+        return 2
+    if isinstance(error, InternalError):
+        return 3
+    return 1
+
+
+def fail(error: EthersimError) -> typer.Exit:
+    from rich.text import Text
+
+    kind = "error" if not isinstance(error, InternalError) else "internal error"
+    message = Text.assemble((f"{kind}: ", "bold red"), literal(error))
+    err_console().print(message, highlight=False, soft_wrap=True)
+    return typer.Exit(exit_status(error))
+
+
+def fmt_time(seconds: float | None) -> str:
+    if seconds is None:
+        return "\N{EN DASH}"  # no value: statistics of nothing
+    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.4g} {unit}"
+    return f"{seconds * 1e12:.4g} ps"
+
+
+def count(n: int, noun: str) -> str:
+    """``1 switch``, ``2 switches``."""
+    if n == 1:
+        return f"1 {noun}"
+    return f"{n} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{n} {noun}s"
+
+
+def fmt_rate(bps: float) -> str:
+    for scale, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
+        if bps >= scale:
+            return f"{bps / scale:.4g} {unit}"
+    return f"{bps:.4g} b/s"

@@ -1,0 +1,147 @@
+"""``ethersim model``: the analytic models of :mod:`ethersim.models` on the command line.
+
+``model_app`` is a typer app of its own, added to the ``ethersim`` command by ``cli.py``.
+Errors are printed as every command prints them: ``error: <option>: <what was wrong and
+what is expected>`` on standard error, exit status 2. Quantities are read with the
+scenario files' unit grammar (``2 Gb/s``, ``256 KiB``, ``10 ms``).
+"""
+
+from __future__ import annotations
+
+import sys
+from fractions import Fraction
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ethersim.cli_common import closed_pipe_is_success, fail, fmt_rate, fmt_time, out_console
+from ethersim.errors import ScenarioError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["model_app"]
+
+model_app = typer.Typer(
+    name="model",
+    help="Analytic models beside the simulator.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+DEFAULT_RATES = ["2 Gb/s", "4 Gb/s", "6 Gb/s"]
+DEFAULT_BUFFERS = ["0 B", "128 KiB", "256 KiB", "512 KiB", "1 MiB"]
+
+
+@model_app.callback()
+def _model() -> None:
+    """Analytic models beside the simulator."""
+    # A callback keeps `model` a group even while it has one command, so that the command
+    # is `ethersim model burst-loss`, not `ethersim model`.
+
+
+def _fail(error: ScenarioError) -> typer.Exit:
+    """Prints ``error: <path>: <message>`` on standard error; the exit (status 2) to raise."""
+    return fail(error)
+
+
+def _quantity(kind: str, text: str, option: str) -> int:
+    """``text`` read as a quantity of ``kind`` (``rate`` in bit/s, ``size`` in bytes,
+    ``duration`` in picoseconds); a :class:`ScenarioError` at ``option`` if it is not."""
+    from ethersim import _core
+
+    return _core.parse_quantity(kind, text, option)
+
+
+def _positive(kind: str, text: str, option: str, unit: str) -> int:
+    value = _quantity(kind, text, option)
+    if value == 0:
+        raise ScenarioError(f"{text!r} is zero; expected a {kind} greater than 0 {unit}", option)
+    return value
+
+
+@closed_pipe_is_success
+def _write_out(
+    table: pd.DataFrame, csv: bool, burst_bytes: int, dark_s: float, packets: bool
+) -> None:
+    """Prints the table (a reader that stops reading, ``| head -3``, is not a failure)."""
+    if csv:
+        table.to_csv(sys.stdout, index=False, lineterminator="\n")
+    else:
+        _print_table(table, burst_bytes, dark_s, packets)
+
+
+def _fmt_bytes(n: float) -> str:
+    """``2,500,000 B``; a fraction of a byte (the model allows one) to three places."""
+    return f"{n:,.0f} B" if float(n).is_integer() else f"{n:,.3f} B"
+
+
+def _print_table(table: pd.DataFrame, burst_bytes: int, dark_s: float, packets: bool) -> None:
+    from rich.table import Table
+
+    console = out_console()
+    console.print(f"burst of {burst_bytes:,} B, link dark {fmt_time(dark_s)}", highlight=False)
+    out = Table()
+    columns = ["rate", "buffer", "lost", "lost bytes"] + (["lost packets"] if packets else [])
+    for column in columns:
+        out.add_column(column, justify="right")
+    shown = ("rate_bps", "buffer_bytes", "lost_percent", "lost_bytes", "lost_packets")
+    columns_shown = (table[c].tolist() for c in shown)
+    for rate, buffer, percent, lost, lost_packets in zip(*columns_shown, strict=True):
+        cells = [fmt_rate(rate), _fmt_bytes(buffer), f"{percent:.4g}%", _fmt_bytes(lost)]
+        if packets:
+            cells.append(f"{lost_packets:,}")
+        out.add_row(*cells)
+    console.print(out)
+
+
+@model_app.command(
+    "burst-loss",
+    help="What a burst loses into a link that is dark while it switches rate.\n\n"
+    "Lost = max(0, R * min(8B / R, T) - 8S) bits, for a burst of B bytes arriving at rate R "
+    "into a link dark for T behind a buffer of S bytes; nothing drains while the link is "
+    "dark, and nothing is lost once it is back. One row per rate and buffer.",
+)
+def burst_loss(
+    rate: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--rate",
+            help="Rate at which the burst fills the buffer (frame bytes per second x 8; "
+            "C*F/(F+20) for frames of F bytes at line rate C). Repeatable.",
+            show_default=", ".join(DEFAULT_RATES),
+        ),
+    ] = None,
+    burst: Annotated[str, typer.Option("--burst", help="Size of the burst.")] = "10 MB",
+    dark: Annotated[str, typer.Option("--dark", help="Time the link is dark.")] = "10 ms",
+    buffer: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--buffer",
+            help="Buffer in front of the link, empty when the burst starts. Repeatable.",
+            show_default=", ".join(DEFAULT_BUFFERS),
+        ),
+    ] = None,
+    packet: Annotated[
+        str | None,
+        typer.Option("--packet", help="Mean packet length, to count the packets lost."),
+    ] = None,
+    csv: Annotated[
+        bool, typer.Option("--csv", help="Print the table as CSV instead of a table.")
+    ] = False,
+) -> None:
+    """What a burst loses into a link that is dark while it switches rate (the model:
+    :mod:`ethersim.models.burst`); a table, or CSV with ``--csv``."""
+    from ethersim.models import burst_loss_curve
+
+    try:
+        rates = [_positive("rate", text, "--rate", "b/s") for text in rate or DEFAULT_RATES]
+        buffers = [_quantity("size", text, "--buffer") for text in buffer or DEFAULT_BUFFERS]
+        burst_bytes = _positive("size", burst, "--burst", "B")
+        dark_s = Fraction(_quantity("duration", dark, "--dark"), 10**12)
+        packet_bytes = None if packet is None else _positive("size", packet, "--packet", "B")
+        table = burst_loss_curve(rates, buffers, burst_bytes, dark_s, packet_bytes)
+    except ScenarioError as e:
+        raise _fail(e) from None
+    _write_out(table, csv, burst_bytes, float(dark_s), packets=packet is not None)
