@@ -59,7 +59,11 @@ CASES = [
         "unknown key",
         GOOD.replace('name = "switch"', 'name = "switch"\ncolour = "red"'),
         [],
-        ["switches[0].colour", "unknown field `colour`", "expected `name` or `port_buffer`"],
+        [
+            "switches[0].colour",
+            "unknown field `colour`",
+            "expected one of `name`, `port_buffer`, `pause`",
+        ],
     ),
     (
         "wrong unit",

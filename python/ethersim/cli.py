@@ -343,8 +343,10 @@ def bench(
 
 def _add_subcommands() -> None:
     from ethersim.cli_model import model_app
+    from ethersim.cli_reproduce import reproduce_app
 
     app.add_typer(model_app)
+    app.add_typer(reproduce_app)
 
 
 _add_subcommands()

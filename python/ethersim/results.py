@@ -7,7 +7,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,7 +17,7 @@ from ethersim.errors import OutputError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Result", "check_output_folder"]
+__all__ = ["FolderCheck", "Result", "check_output_folder", "is_run_folder", "write_folder"]
 
 #: Tables written beside ``summary.json``, by the summary key they come from.
 TABLES = ("flows", "ports", "links", "hosts", "series", "tcp_series")
@@ -66,14 +66,23 @@ def _umask() -> int:
     return mask
 
 
-def _check_replaceable(out: Path) -> None:
-    """Refuses to replace anything but a results folder that ethersim wrote."""
+def is_run_folder(names: set[str]) -> bool:
+    """Whether a folder holding ``names`` is one that :meth:`Result.write` wrote."""
+    return "summary.json" in names and names <= RESULT_FILES
+
+
+#: Tells whether a folder holding these names is one ethersim wrote (and may replace).
+FolderCheck = Callable[[set[str]], bool]
+
+
+def _check_replaceable(out: Path, ours: FolderCheck = is_run_folder) -> None:
+    """Refuses to replace anything but a folder of the kind ``ours`` recognizes."""
     if not out.exists():
         return
     if not out.is_dir():
         raise OutputError(f"{str(out)!r} is a file; expected a folder for the results")
     names = {p.name for p in out.iterdir()}
-    if names and ("summary.json" not in names or not names <= RESULT_FILES):
+    if names and not ours(names):
         raise OutputError(
             f"{str(out)!r} already exists and holds files ethersim did not write; "
             "expected a new folder or an earlier results folder"
@@ -94,13 +103,14 @@ def output_path(out_dir: str | Path) -> Path:
     return out
 
 
-def check_output_folder(out_dir: str | Path) -> None:
+def check_output_folder(out_dir: str | Path, ours: FolderCheck = is_run_folder) -> None:
     """Raises :class:`OutputError` unless results could be written to ``out_dir``: it is
-    absent or an earlier results folder, and the nearest existing folder above it is a
-    folder this process may write in. Cheap; the CLI calls it before running."""
+    absent or an earlier results folder (of the kind ``ours`` recognizes), and the
+    nearest existing folder above it is a folder this process may write in. Cheap; the
+    CLI calls it before running."""
     out = output_path(out_dir)
     try:
-        _check_replaceable(out)
+        _check_replaceable(out, ours)
         parent = out.parent
         while not parent.exists():
             parent = parent.parent
@@ -113,6 +123,60 @@ def check_output_folder(out_dir: str | Path) -> None:
         why = "is not writable"
     if why is not None:
         raise OutputError(f"cannot create results folder {str(out)!r}: {str(parent)!r} {why}")
+
+
+def write_folder(
+    out_dir: str | Path, fill: Callable[[Path], None], ours: FolderCheck = is_run_folder
+) -> Path:
+    """Writes a results folder at ``out_dir`` with ``fill`` (which puts the files into
+    the folder it is given).
+
+    The folder appears complete or not at all: ``fill`` writes into a temporary sibling
+    folder that is renamed into place at the end. An existing ``out_dir`` is replaced
+    only if it is empty or ``ours`` recognizes it as a folder ethersim wrote; anything
+    else raises :class:`OutputError`. Another process writing to the same folder at the
+    same time gets an :class:`OutputError` too.
+    """
+    out = output_path(out_dir)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with writing_lock(out):
+            return _write_locked(out, fill, ours)
+    except OSError as e:
+        raise OutputError(f"cannot create results folder {str(out)!r}: {e}") from None
+
+
+def _write_locked(out: Path, fill: Callable[[Path], None], ours: FolderCheck) -> Path:
+    try:
+        _check_replaceable(out, ours)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    except OSError as e:
+        raise OutputError(f"cannot create results folder {str(out)!r}: {e}") from None
+    old: Path | None = None
+    try:
+        # mkdtemp makes a private (0700) folder; results get the umask's permissions.
+        os.chmod(tmp, 0o777 & ~_umask())
+        fill(tmp)
+        # Move an earlier results folder aside before putting the new one in place, so
+        # that at no moment are both gone; then delete the old one.
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+            os.replace(out, old / out.name)
+        os.replace(tmp, out)
+    except BaseException as e:
+        # Whatever stopped the write (an error, Ctrl-C, SIGTERM): nothing half-written
+        # stays, and an earlier results folder moved aside goes back.
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None:
+            if not out.exists() and (old / out.name).exists():
+                os.replace(old / out.name, out)
+            shutil.rmtree(old, ignore_errors=True)
+        if isinstance(e, OSError):
+            raise OutputError(f"cannot write results to {str(out)!r}: {e}") from None
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    return out
 
 
 class Result:
@@ -208,46 +272,11 @@ class Result:
         ``out_dir`` is replaced only if it is an earlier results folder (empty, or holding
         nothing but ethersim's result files); anything else raises :class:`OutputError`.
         """
-        out = output_path(out_dir)
-        try:
-            out.parent.mkdir(parents=True, exist_ok=True)
-            with writing_lock(out):
-                return self._write_locked(out)
-        except OSError as e:
-            raise OutputError(f"cannot create results folder {str(out)!r}: {e}") from None
+        return write_folder(out_dir, self._fill)
 
-    def _write_locked(self, out: Path) -> Path:
-        try:
-            _check_replaceable(out)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-        except OSError as e:
-            raise OutputError(f"cannot create results folder {str(out)!r}: {e}") from None
-        old: Path | None = None
-        try:
-            # mkdtemp makes a private (0700) folder; results get the umask's permissions.
-            os.chmod(tmp, 0o777 & ~_umask())
-            (tmp / "summary.json").write_text(self.summary_json(), encoding="utf-8")
-            run_info = {"wall_time_s": self.wall_time_s, "events_per_s": self.events_per_s}
-            (tmp / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
-            for key in TABLES:
-                self._table(key).to_parquet(tmp / f"{key}.parquet", index=False)
-            # Move an earlier results folder aside before putting the new one in place, so
-            # that at no moment are both gone; then delete the old one.
-            if out.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-                os.replace(out, old / out.name)
-            os.replace(tmp, out)
-        except BaseException as e:
-            # Whatever stopped the write (an error, Ctrl-C, SIGTERM): nothing half-written
-            # stays, and an earlier results folder moved aside goes back.
-            shutil.rmtree(tmp, ignore_errors=True)
-            if old is not None:
-                if not out.exists() and (old / out.name).exists():
-                    os.replace(old / out.name, out)
-                shutil.rmtree(old, ignore_errors=True)
-            if isinstance(e, OSError):
-                raise OutputError(f"cannot write results to {str(out)!r}: {e}") from None
-            raise
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        return out
+    def _fill(self, folder: Path) -> None:
+        (folder / "summary.json").write_text(self.summary_json(), encoding="utf-8")
+        run_info = {"wall_time_s": self.wall_time_s, "events_per_s": self.events_per_s}
+        (folder / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
+        for key in TABLES:
+            self._table(key).to_parquet(folder / f"{key}.parquet", index=False)

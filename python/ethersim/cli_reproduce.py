@@ -1,0 +1,152 @@
+"""``ethersim reproduce``: the published studies, one command each.
+
+Each command checks its options and its output folder before it runs anything, runs the
+study's grid on all local cores, prints its main table and how long it took, and writes
+its folder whole or not at all (Ctrl-C or SIGTERM leave nothing half-written).
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ethersim.cli_common import (
+    Terminated,
+    closed_pipe_is_success,
+    err_console,
+    fail,
+    literal,
+    out_console,
+    stopped,
+)
+from ethersim.errors import EthersimError, ScenarioError
+
+if TYPE_CHECKING:
+    from ethersim.studies.rps import Reproduction
+
+__all__ = ["reproduce_app"]
+
+reproduce_app = typer.Typer(
+    name="reproduce",
+    help="Reproduce a published study: its grid, tables, figures and a summary.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+
+
+@reproduce_app.callback()
+def _reproduce() -> None:
+    """Reproduce a published study: its grid, tables, figures and a summary."""
+
+
+def _print_cells(rep: Reproduction) -> None:
+    from rich.table import Table
+
+    table = Table(title="Rapid PHY Selection: 802.3x PAUSE against link-rate switching")
+    for column in ("protocol", "pause", "server", "transfer", "extra", "loss", "PAUSE to server"):
+        table.add_column(column, justify="left" if column in ("protocol", "server") else "right")
+    for _, r in rep.cells.iterrows():
+        table.add_row(
+            r.protocol.upper(),
+            f"{r.pause_ms} ms",
+            "honours" if r.server_honours_pause else "ignores",
+            f"{r.transfer_time_s:.3f} s",
+            f"{r.extra_time_s:+.3f} s",
+            f"{r.loss_percent:.3f} %",
+            f"{r.pause_frames_to_server:,}",
+        )
+    out_console().print(table)
+
+
+@reproduce_app.command("rps")
+@closed_pipe_is_success
+def rps(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="A smaller grid (a 50 MB file) that runs in seconds.")
+    ] = False,
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Folder for the tables, figures and summary."),
+    ] = Path("results/rps"),
+    buffer: Annotated[
+        str,
+        typer.Option("--buffer", help="The switch's port buffer in the grid (default 128 KiB)."),
+    ] = "128 KiB",
+    no_xon: Annotated[
+        bool,
+        typer.Option(
+            "--no-xon",
+            help="The switch lets its PAUSE to the server run out instead of releasing it.",
+        ),
+    ] = False,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every run.")] = 1,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+) -> None:
+    """Rapid PHY Selection: TCP and UDP transfers through a switch paused once a second,
+    with the server honouring or ignoring PAUSE; the burst-loss model against bursts into
+    a link that switches rate."""
+    from ethersim import _core
+    from ethersim.results import check_output_folder, write_folder
+    from ethersim.studies import rps as study
+    from ethersim.studies.runner import is_reproduction_folder
+
+    stopping = {signal.SIGINT, signal.SIGTERM}
+    try:
+        buffer_bytes = _core.parse_quantity("size", buffer, "--buffer")
+        if buffer_bytes < study.FRAME_BYTES:
+            raise ScenarioError(
+                f"{buffer!r} is less than one maximum frame ({study.FRAME_BYTES} B); "
+                "expected a larger buffer",
+                "--buffer",
+            )
+        if not 0 <= seed < 2**64:
+            raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed")
+        check_output_folder(out, is_reproduction_folder)
+        options = study.Options(
+            quick=quick,
+            buffer_bytes=buffer_bytes,
+            seed=seed,
+            jobs=jobs,
+            switch_releases=not no_xon,
+        )
+        rep = study.reproduce(options, progress=not quiet)
+        signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
+    except EthersimError as e:
+        raise fail(e) from None
+    except (KeyboardInterrupt, Terminated) as e:
+        raise stopped(e, "nothing was written") from None
+    failure = None
+    try:
+        written = write_folder(out, lambda folder: study.write(rep, folder), is_reproduction_folder)
+    except EthersimError as e:
+        failure = e
+    for s in stopping:
+        signal.signal(s, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping)
+    if failure is not None:
+        raise fail(failure)
+    if quiet:
+        return
+    from rich.text import Text
+
+    _print_cells(rep)
+    done = (
+        f"{rep.runs} simulations on {rep.jobs} {'thread' if rep.jobs == 1 else 'threads'} "
+        f"in {rep.wall_s:.1f} s; results written to "
+    )
+    out_console().print(Text.assemble(done, literal(written), "/"), highlight=False)
+    if rep.calibrations:
+        for c in rep.calibrations:
+            err_console().print(
+                f"calibrated {c.protocol.upper()}: server {c.tx_processing_ps / 1e6:.3f} us "
+                f"per packet gives {c.simulated_s:.4f} s (study: {c.target_s:.4f} s)",
+                highlight=False,
+            )

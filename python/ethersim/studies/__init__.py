@@ -1,0 +1,13 @@
+"""The published studies ethersim reproduces (``ethersim reproduce NAME``).
+
+Each study is a module with a ``reproduce(...)`` function that builds its scenarios,
+runs its grid on all local cores, and writes its tables, figures and a short summary
+into an output folder that appears complete or not at all.
+
+- :mod:`ethersim.studies.rps`: 802.3x PAUSE against link-rate switching (Rapid PHY
+  Selection): TCP and UDP file transfers through a switch whose output is paused.
+"""
+
+from __future__ import annotations
+
+__all__ = ["rps"]

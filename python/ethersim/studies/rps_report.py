@@ -1,0 +1,304 @@
+"""Figures and the written summary of ``ethersim reproduce rps``: every number in them
+comes from the reproduction's runs (:class:`ethersim.studies.rps.Reproduction`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ethersim.results import Result
+    from ethersim.studies.rps import Reproduction
+
+__all__ = ["figures", "summary"]
+
+PS = 1e-12
+#: Time shown around the first pause event (it starts at 1 s), s.
+EVENT_WINDOW_S = (0.99, 1.09)
+
+
+def _save(fig: Figure, folder: Path, name: str) -> None:
+    fig.savefig(folder / f"{name}.png", dpi=120)
+    # SVG without dates or random ids, so that the same run writes the same bytes.
+    fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
+
+
+def _label(protocol: str, honours: bool) -> str:
+    return f"{protocol.upper()}, server {'honours' if honours else 'ignores'} PAUSE"
+
+
+def figures(rep: Reproduction, folder: Path) -> list[Path]:
+    """Draws the study's figures into ``folder`` (PNG and SVG each); returns the PNGs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "ethersim"
+    folder.mkdir(parents=True, exist_ok=True)
+    drawn = []
+    for name, draw in (
+        ("transfer_time", _transfer_time),
+        ("udp_loss", _udp_loss),
+        ("burst_loss", _burst_loss),
+        ("pause_event", _pause_event),
+    ):
+        fig = draw(rep)
+        _save(fig, folder, name)
+        plt.close(fig)
+        drawn.append(folder / f"{name}.png")
+    return drawn
+
+
+def _transfer_time(rep: Reproduction) -> Figure:
+    import matplotlib.pyplot as plt
+
+    cells = rep.cells
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    for ax, protocol in zip(axes, ("tcp", "udp"), strict=True):
+        for honours, style in ((True, "o-"), (False, "s--")):
+            rows = cells[(cells.protocol == protocol) & (cells.server_honours_pause == honours)]
+            ax.plot(rows.pause_ms, rows.transfer_time_s, style, label=_label(protocol, honours))
+        control = cells[(cells.protocol == protocol) & (cells.pause_ms == 0)]
+        base = float(control.transfer_time_s.iloc[0])
+        # The same cells behind the other kind of switch (with or without XON).
+        other = rep.release[
+            (rep.release.protocol == protocol)
+            & (rep.release.switch_releases_pause != rep.options.switch_releases)
+        ]
+        xon = "with" if not rep.options.switch_releases else "without"
+        ax.plot(
+            [0, *other.pause_ms],
+            [base, *other.transfer_time_s],
+            "^-.",
+            label=f"{protocol.upper()}, server honours PAUSE, switch {xon} XON",
+        )
+        rows = cells[(cells.protocol == protocol) & cells.server_honours_pause]
+        ax.plot(
+            rows.pause_ms,
+            base + rows.pause_total_s,
+            ":",
+            color="grey",
+            label="control + the pauses added up",
+        )
+        ax.set_xlabel("pause time T (ms), once a second")
+        ax.set_ylabel("transfer time (s)")
+        ax.set_title(f"{protocol.upper()}: 500 MB" if not rep.options.quick else protocol.upper())
+        ax.legend(fontsize=8)
+    return fig
+
+
+def _udp_loss(rep: Reproduction) -> Figure:
+    import matplotlib.pyplot as plt
+
+    cells = rep.cells
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    for honours, style in ((True, "o-"), (False, "s--")):
+        rows = cells[(cells.protocol == "udp") & (cells.server_honours_pause == honours)]
+        left.plot(rows.pause_ms, rows.loss_percent, style, label=_label("udp", honours))
+    left.set_xlabel("pause time T (ms)")
+    left.set_ylabel("UDP loss (%)")
+    left.set_title(f"switch buffer {rep.options.buffer_bytes // 1024} KiB")
+    left.legend(fontsize=8)
+    for pause, rows in rep.buffers.groupby("pause_ms"):
+        right.plot(rows.buffer_bytes / 1024, rows.loss_percent, "o-", ms=3, label=f"T = {pause} ms")
+    right.axvline(rep.options.buffer_bytes / 1024, color="grey", ls=":", label="grid's buffer")
+    right.set_xlabel("switch port buffer (KiB)")
+    right.set_ylabel("UDP loss (%)")
+    right.set_title("server ignores PAUSE")
+    right.legend(fontsize=8)
+    return fig
+
+
+def _burst_loss(rep: Reproduction) -> Figure:
+    import matplotlib.pyplot as plt
+
+    b = rep.bursts
+    fig, ax = plt.subplots(figsize=(6.5, 4.5), layout="constrained")
+    for rate, rows in b.groupby("rate_gbps"):
+        line = ax.plot(rows.buffer_bytes / 1e6, rows.lost_percent, "-", label=f"R = {rate} Gb/s")
+        sim = rows.dropna(subset=["lost_percent_simulated"])
+        ax.plot(
+            sim.buffer_bytes / 1e6,
+            sim.lost_percent_simulated,
+            "o",
+            mfc="none",
+            color=line[0].get_color(),
+        )
+    ax.plot([], [], "ko", mfc="none", label="simulated")
+    burst = int(b.burst_bytes.iloc[0])
+    ax.set_title(f"burst of {burst / 1e6:.1f} MB into a 10 Gb/s link dark {b.dark_ms.iloc[0]} ms")
+    ax.set_xlabel("buffer (MB)")
+    ax.set_ylabel("burst lost (%)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def _series(result: Result, port: str, quantity: str) -> pd.DataFrame:
+    s = result.series
+    return s[(s.port == port) & (s.quantity == quantity)]
+
+
+def _window(points: pd.DataFrame, lo: float, hi: float) -> pd.DataFrame:
+    """The change points of a step series within ``[lo, hi]``, starting with the level
+    in force at ``lo`` (the last change before it, moved to ``lo``)."""
+    before = points[points.t_s < lo].tail(1).assign(t_s=lo)
+    inside = points[(points.t_s >= lo) & (points.t_s <= hi)]
+    import pandas as pd
+
+    return pd.concat([before, inside], ignore_index=True)
+
+
+def _step(
+    ax: Axes, points: pd.DataFrame, lo: float, hi: float, scale: float = 1.0, **kw: Any
+) -> None:
+    """Draws a step series over ``[lo, hi]``, held to ``hi``."""
+    w = _window(points, lo, hi)
+    if w.empty:
+        return
+    t = [*w.t_s, hi]
+    v = [*(w.value * scale), float(w.value.iloc[-1]) * scale]
+    ax.step(t, v, where="post", **kw)
+
+
+def _pause_event(rep: Reproduction) -> Figure:
+    import matplotlib.pyplot as plt
+
+    lo, hi = EVENT_WINDOW_S
+    fig, axes = plt.subplots(3, 2, figsize=(11, 7), sharex=True, layout="constrained")
+    for col, key in enumerate(("honoured", "ignored")):
+        result = rep.events[key]
+        pause_ms = max(rep.cells.pause_ms)
+        who = "honours" if key == "honoured" else "ignores"
+        axes[0, col].set_title(f"server {who} PAUSE; client pauses switch {pause_ms} ms at 1 s")
+        tcp = result.tcp_series
+        kib = 1 / 1024
+        _step(axes[0, col], tcp[tcp.quantity == "cwnd"], lo, hi, kib, label="cwnd")
+        _step(axes[0, col], tcp[tcp.quantity == "flight"], lo, hi, kib, label="FlightSize")
+        axes[0, col].set_yscale("log")
+        axes[0, col].set_ylabel("TCP sender (KiB)")
+        axes[0, col].legend(fontsize=8)
+        queue = _series(result, "switch->client", "queue_bytes")
+        _step(axes[1, col], queue, lo, hi, kib)
+        axes[1, col].axhline(rep.options.buffer_bytes / 1024, color="grey", ls=":", label="buffer")
+        axes[1, col].set_ylabel("switch→client queue (KiB)")
+        axes[1, col].legend(fontsize=8)
+        gate = _series(result, "server->switch", "gate_open")
+        _step(axes[2, col], gate.assign(value=1 - gate.value), lo, hi, label="server paused")
+        frames = _series(result, "server->switch", "pause_received")
+        win = frames[(frames.t_s >= lo) & (frames.t_s <= hi)]
+        axes[2, col].plot(win.t_s, [0.5] * len(win), "kv", label="PAUSE received")
+        axes[2, col].set_ylim(-0.1, 1.1)
+        axes[2, col].set_yticks([0, 1], ["sending", "paused"])
+        axes[2, col].set_xlabel("time (s)")
+        axes[2, col].legend(fontsize=8)
+        axes[2, col].set_xlim(lo, hi)
+    return fig
+
+
+def _row(cells: pd.DataFrame, protocol: str, pause: int, honours: bool) -> Any:
+    rows = cells[
+        (cells.protocol == protocol)
+        & (cells.pause_ms == pause)
+        & (cells.server_honours_pause == honours)
+    ]
+    return rows.iloc[0]
+
+
+def summary(rep: Reproduction) -> str:
+    """``summary.md``: what the run found, in a few paragraphs and tables."""
+    o = rep.options
+    cells = rep.cells
+    longest = max(cells.pause_ms)
+    lines = [
+        "# Rapid PHY Selection study: PAUSE against link-rate switching",
+        "",
+        f"{'Quick grid' if o.quick else 'Full grid'}: a {o.file_bytes / 1e6:.0f} MB file, "
+        f"switch port buffer {o.buffer_bytes:,} B, switch "
+        f"{'sends' if o.switch_releases else 'does not send'} XON, seed {o.seed}; "
+        f"{rep.runs} simulations on {rep.jobs} threads in {rep.wall_s:.1f} s.",
+        "",
+        "## Calibration",
+        "",
+        "The server's per-packet transmit time was solved for so that the control transfer "
+        "(no pauses) lasts the study's time"
+        + (" (scaled to the smaller file)" if o.quick else "")
+        + ":",
+        "",
+        "| protocol | target (s) | simulated (s) | server time per packet (us) | runs |",
+        "|---|---|---|---|---|",
+    ]
+    for c in rep.calibrations:
+        lines.append(
+            f"| {c.protocol.upper()} | {c.target_s:.4f} | {c.simulated_s:.6f} | "
+            f"{c.tx_processing_ps / 1e6:.3f} | {c.runs} |"
+        )
+    lines += [
+        "",
+        "## Transfer time and loss",
+        "",
+        "| protocol | pause (ms) | server | transfer (s) | extra (s) | pauses added up (s) "
+        "| loss (%) | PAUSE to server | drops at switch |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for _, r in cells.iterrows():
+        lines.append(
+            f"| {r.protocol.upper()} | {r.pause_ms} | "
+            f"{'honours' if r.server_honours_pause else 'ignores'} | {r.transfer_time_s:.3f} | "
+            f"{r.extra_time_s:.3f} | {r.pause_total_s:.3f} | {r.loss_percent:.3f} | "
+            f"{r.pause_frames_to_server} | {r.switch_drops} |"
+        )
+    tcp_h = _row(cells, "tcp", longest, True)
+    tcp_i = _row(cells, "tcp", longest, False)
+    udp_i = _row(cells, "udp", longest, False)
+    udp_h = _row(cells, "udp", longest, True)
+    rel = rep.release
+    other = rel[(rel.protocol == "tcp") & (rel.pause_ms == longest)]
+    xon = other[other.switch_releases_pause].iloc[0]
+    no_xon = other[~other.switch_releases_pause].iloc[0]
+    lines += [
+        "",
+        "## What the run found",
+        "",
+        f"- **UDP.** Ignoring PAUSE loses what the switch cannot hold while its output is "
+        f"paused: {udp_i.loss_percent:.2f} % of the file with {longest} ms pauses "
+        f"({udp_i.switch_drops} frames). Honouring PAUSE loses nothing "
+        f"({udp_h.loss_percent:.2f} %): the switch pauses the server "
+        f"({udp_h.pause_frames_to_server} PAUSE frames) and the server's own transmit "
+        "buffers absorb the pause. `rps_buffer.csv` shows the loss against the buffer.",
+        f"- **TCP, PAUSE ignored.** The switch drops {tcp_i.switch_drops} segments with "
+        f"{longest} ms pauses; SACK recovery ({tcp_i.fast_retransmits:.0f} fast retransmits, "
+        f"{tcp_i.timeouts:.0f} timeouts) costs {tcp_i.extra_time_s:.3f} s against "
+        f"{tcp_i.pause_total_s:.3f} s of pauses.",
+        f"- **TCP, PAUSE honoured.** Nothing is lost; the transfer takes "
+        f"{tcp_h.extra_time_s:.3f} s longer, while the pauses add up to "
+        f"{tcp_h.pause_total_s:.3f} s. The server's CPU keeps preparing packets while its "
+        "NIC is paused, into its transmit buffers and the switch's buffer; when the pause "
+        "ends, the 1 Gb/s links drain that backlog about four times faster than the host "
+        "produces, so only the part of a pause the buffers cannot absorb is lost time.",
+        f"- **A switch without XON.** Behind a switch that pauses the server with the "
+        f"largest pause time (33.6 ms) and lets it run out instead of releasing it when its "
+        f"buffer drains, honouring {longest} ms pauses costs TCP "
+        f"{no_xon.extra_time_s:.3f} s (server paused {no_xon.server_paused_s:.3f} s in all), "
+        f"against {xon.extra_time_s:.3f} s with XON: more than the pauses add up to "
+        f"({no_xon.pause_total_s:.3f} s). Each event holds the server for the whole 33.6 ms "
+        "whatever the client's pause, which is how honouring PAUSE can cost more than the "
+        "pauses themselves (`rps_release.csv`).",
+    ]
+    b = rep.bursts.dropna(subset=["lost_percent_simulated"])
+    diff = (b.lost_packets_simulated.astype(float) - b.lost_packets.astype(float)).abs()
+    lines += [
+        f"- **Burst loss.** {len(b)} simulated bursts into a link dark for "
+        f"{int(b.dark_ms.iloc[0])} ms lose what the analytic model predicts to within "
+        f"{int(diff.max())} packet(s) (`burst_loss.csv`).",
+        "",
+        "Figures: `figures/transfer_time.png`, `figures/udp_loss.png`, "
+        "`figures/burst_loss.png`, `figures/pause_event.png` (and SVG). The scenario of "
+        "every grid cell is in `scenarios/`; `ethersim run` runs any of them.",
+        "",
+    ]
+    return "\n".join(lines)

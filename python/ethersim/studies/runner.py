@@ -1,0 +1,106 @@
+"""What every reproduction shares: running many scenarios on all local cores, showing
+progress, and recognizing a reproduction's output folder.
+
+Runs are pure functions of their scenario text and seed, and the simulator releases the
+interpreter while it runs, so a pool of threads keeps every core busy without copying
+anything between processes; results come back in the order the scenarios were given,
+whatever order they finish in.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING
+
+from ethersim.api import run_text
+
+if TYPE_CHECKING:
+    from ethersim.results import Result
+
+__all__ = ["MARKER", "default_jobs", "is_reproduction_folder", "run_many"]
+
+#: The file every reproduction folder holds (what ran, with which options, how long).
+MARKER = "reproduction.json"
+
+
+def is_reproduction_folder(names: set[str]) -> bool:
+    """Whether a folder holding ``names`` is one a reproduction wrote (and may replace)."""
+    return MARKER in names
+
+
+def default_jobs() -> int:
+    """Runs at once: one per core this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+#: Called after each run with (runs done, runs in all).
+Tick = Callable[[int, int], object]
+
+
+def run_many(
+    scenarios: Sequence[str], jobs: int | None = None, tick: Tick | None = None
+) -> list[Result]:
+    """Runs every scenario (TOML text) on ``jobs`` threads (default: every core) and
+    returns their results in the order given. The first error stops the rest (runs
+    already started finish first) and is raised."""
+    jobs = jobs or default_jobs()
+    done = 0
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ethersim-run") as pool:
+        futures: list[Future[Result]] = [pool.submit(run_text, text) for text in scenarios]
+        pending = set(futures)
+        try:
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                for f in finished:
+                    f.result()  # raises the run's error, if it failed
+                done += len(finished)
+                if tick is not None:
+                    tick(done, len(futures))
+        except BaseException:
+            for f in pending:
+                f.cancel()
+            raise
+    return [f.result() for f in futures]
+
+
+class Progress:
+    """A progress line on standard error for a reproduction's phases, when it is a
+    terminal and not silenced; nothing otherwise."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self._progress = None
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self._progress = Progress(
+                "{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                transient=True,
+            )
+            self._progress.start()
+
+    def phase(self, name: str) -> Tick:
+        """A tick function for one phase of runs."""
+        if self._progress is None:
+            return lambda done, total: None
+        progress = self._progress
+        task = progress.add_task(name, total=None)
+
+        def tick(done: int, total: int) -> None:
+            progress.update(task, completed=done, total=total)
+
+        return tick
+
+    def close(self) -> None:
+        """Removes the progress display."""
+        if self._progress is not None:
+            self._progress.stop()
