@@ -10,7 +10,7 @@ pub mod queue;
 pub mod switch;
 
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
-pub use pause::{PauseHold, PauseReceiver, PeriodicPause, ThresholdPause};
+pub use pause::{PauseHold, PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
 pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
 pub use port::{CutOff, NextTx, Port, PortStats};
 pub use queue::{DropTailQueue, QueueLimits, Queued};

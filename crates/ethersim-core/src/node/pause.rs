@@ -23,6 +23,31 @@ use crate::engine::Timer;
 use crate::ids::PortId;
 use crate::time::{Duration, SimTime};
 
+/// Everything 802.3x flow control keeps for one port.
+#[derive(Clone, Debug)]
+pub struct PortPause {
+    /// PAUSE received: honoured or not, counted, time paused.
+    pub rx: PauseReceiver,
+    /// PAUSE this port sends its partner on behalf of congested outputs (switch inputs).
+    pub hold: PauseHold,
+    /// Threshold flow control of this port's buffer (switch outputs that send PAUSE).
+    pub threshold: Option<ThresholdPause>,
+    /// A periodic PAUSE generator on this port.
+    pub periodic: Option<PeriodicPause>,
+}
+
+impl Default for PortPause {
+    /// A port that honours PAUSE and sends none.
+    fn default() -> Self {
+        PortPause {
+            rx: PauseReceiver::new(true),
+            hold: PauseHold::default(),
+            threshold: None,
+            periodic: None,
+        }
+    }
+}
+
 /// The receiving side of flow control on one port, and its counters.
 #[derive(Clone, Debug, Default)]
 pub struct PauseReceiver {

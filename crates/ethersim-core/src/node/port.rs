@@ -21,7 +21,7 @@ use crate::ids::{LinkId, NodeId, PortId};
 use crate::phy::{Direction, FrameClass, GateState, Sent, TxGate, TxId};
 use crate::time::{Bytes, Duration, SimTime};
 
-use super::pause::{PauseHold, PauseReceiver, PeriodicPause, ThresholdPause};
+use super::pause::PortPause;
 use super::policy::{PortPolicy, QueueView};
 use super::queue::{DropTailQueue, QueueLimits, Queued};
 
@@ -102,14 +102,8 @@ pub struct Port {
     /// (threshold PAUSE, a link-rate policy): the end of each transmission is then an
     /// event.
     pub hooks: bool,
-    /// PAUSE received: honoured or not, counted, time paused.
-    pub pause: PauseReceiver,
-    /// PAUSE this port sends its partner on behalf of congested outputs (switch inputs).
-    pub pause_hold: PauseHold,
-    /// Threshold flow control of this port's buffer (switch outputs that send PAUSE).
-    pub threshold: Option<Box<ThresholdPause>>,
-    /// A periodic PAUSE generator on this port.
-    pub periodic: Option<PeriodicPause>,
+    /// IEEE 802.3x flow control (boxed: it is off every frame's path).
+    pub pause: Box<PortPause>,
     queue: DropTailQueue,
     control: VecDeque<Queued>,
     on_wire: Option<OnWire>,
@@ -129,10 +123,7 @@ impl Port {
             policy: None,
             on_host: false,
             hooks: false,
-            pause: PauseReceiver::new(true),
-            pause_hold: PauseHold::default(),
-            threshold: None,
-            periodic: None,
+            pause: Box::default(),
             queue: DropTailQueue::new(limits),
             control: VecDeque::with_capacity(4),
             on_wire: None,

@@ -396,9 +396,9 @@ fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()>
         };
         for a in attachments {
             let p = &mut ports[a.port.index()];
-            p.pause = PauseReceiver::new(honour);
+            p.pause.rx = PauseReceiver::new(honour);
             if let Some(t) = &threshold {
-                p.threshold = Some(Box::new(t.clone()));
+                p.pause.threshold = Some(t.clone());
                 p.hooks = true;
             }
         }
@@ -433,13 +433,13 @@ fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()>
         }
         let stop = g.stop.map(|d| SimTime::ZERO + d.0);
         let p = &mut ports[port.index()];
-        if p.periodic.is_some() {
+        if p.pause.periodic.is_some() {
             return Err(ScenarioError::at(
                 format!("{path}.port"),
                 format!("{:?} already has a PAUSE generator; give each port at most one", g.port),
             ));
         }
-        p.periodic = Some(PeriodicPause {
+        p.pause.periodic = Some(PeriodicPause {
             start: SimTime::ZERO + g.start.0,
             every: g.every.0,
             pause: g.pause.0,

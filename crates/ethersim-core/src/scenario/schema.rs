@@ -106,7 +106,14 @@ pub struct SwitchPauseSpec {
 
 impl Default for SwitchPauseSpec {
     fn default() -> Self {
-        SwitchPauseSpec { honour: true, send: false, high_water: None, low_water: None, quanta: None, release: None }
+        SwitchPauseSpec {
+            honour: true,
+            send: false,
+            high_water: None,
+            low_water: None,
+            quanta: None,
+            release: None,
+        }
     }
 }
 

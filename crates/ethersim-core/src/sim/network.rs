@@ -93,7 +93,7 @@ impl Network {
             self.arm_rate_timer(sched, crate::ids::LinkId(i as u32));
         }
         for (i, p) in self.ports.iter().enumerate() {
-            if let Some(g) = p.periodic {
+            if let Some(g) = p.pause.periodic {
                 sched.schedule_at(g.start, Event::PauseTick { port: crate::ids::PortId(i as u32) });
             }
         }

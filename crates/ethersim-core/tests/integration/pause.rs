@@ -105,10 +105,10 @@ fn a_pause_starts_after_the_frame_on_the_wire_and_lasts_its_quanta() {
     assert_eq!(starts[10], resumed + at_1g(1538));
     let port = &sim.network().ports[0];
     assert_eq!(
-        (port.pause.received, port.pause.paused_time(SimTime(US * 1000))),
+        (port.pause.rx.received, port.pause.rx.paused_time(SimTime(US * 1000))),
         (1, Duration(resumed - last_bit))
     );
-    assert_eq!(sim.network().ports[1].pause.sent, 1);
+    assert_eq!(sim.network().ports[1].pause.rx.sent, 1);
     assert_eq!(sim.network().flows[0].forward().packets_received, 40, "PAUSE loses nothing");
 }
 
@@ -137,7 +137,7 @@ fn a_pause_of_zero_resumes_at_once() {
     sim.run();
     let starts = data_starts(&sim, PortId(0));
     assert_eq!(starts[9], pause_arrives(150 * US), "data resumes as the PAUSE of 0 arrives");
-    let paused = sim.network().ports[0].pause.paused_time(SimTime::NEVER);
+    let paused = sim.network().ports[0].pause.rx.paused_time(SimTime::NEVER);
     assert_eq!(paused, Duration(pause_arrives(150 * US) - (unpaused_start(8) + at_1g(8 + 1518))));
 }
 
@@ -149,7 +149,7 @@ fn a_nic_that_ignores_pause_keeps_sending() {
     let starts = data_starts(&sim, PortId(0));
     assert_eq!(starts, (0..40).map(unpaused_start).collect::<Vec<_>>());
     let port = &sim.network().ports[0];
-    assert_eq!((port.pause.received, port.pause.paused_time(SimTime::NEVER)), (1, Duration::ZERO));
+    assert_eq!((port.pause.rx.received, port.pause.rx.paused_time(SimTime::NEVER)), (1, Duration::ZERO));
     let summary = sim.summary("x", 1);
     assert!(!summary.ports[0].honours_pause && summary.ports[0].paused_s == 0.0);
 }
@@ -230,7 +230,7 @@ fn a_switch_pauses_the_input_that_fills_its_buffer_and_releases_it_below_the_low
     }
     assert_eq!(net.ports[2].stats().drops, 0, "PAUSE honoured: nothing is lost");
     assert_eq!(net.flows[0].forward().packets_received, 2000);
-    assert_eq!(net.ports[1].pause.sent, net.ports[0].pause.received, "every PAUSE arrives");
+    assert_eq!(net.ports[1].pause.rx.sent, net.ports[0].pause.rx.received, "every PAUSE arrives");
     // The buffer never exceeds the high-water mark by more than the headroom in flight.
     let max = net.ports[2].queue().bytes_level(SimTime::NEVER).max_until(SimTime::NEVER);
     assert!((20_000..20_000 + 3 * 1538).contains(&max), "{max}");
@@ -242,7 +242,7 @@ fn the_same_flood_into_a_nic_that_ignores_pause_overflows_the_buffer() {
     sim.run();
     let net = sim.network();
     assert!(net.ports[2].stats().drops > 0);
-    assert!(net.ports[0].pause.received > 0);
+    assert!(net.ports[0].pause.rx.received > 0);
     let got = net.flows[0].forward().packets_received;
     assert_eq!(got + net.ports[2].stats().drops, 2000, "every frame is delivered or dropped");
 }
@@ -326,7 +326,7 @@ size = "3 MB"
     }
     assert!(net.ports.iter().all(|p| p.stats().drops == 0));
     // Each switch paused the other: the inter-switch ports (4: s1->s2, 5: s2->s1) were paused.
-    assert!(net.ports[4].pause.received > 0 && net.ports[5].pause.received > 0);
-    assert!(net.ports[4].pause.paused_time(SimTime::NEVER) > Duration::ZERO);
-    assert!(net.ports[5].pause.paused_time(SimTime::NEVER) > Duration::ZERO);
+    assert!(net.ports[4].pause.rx.received > 0 && net.ports[5].pause.rx.received > 0);
+    assert!(net.ports[4].pause.rx.paused_time(SimTime::NEVER) > Duration::ZERO);
+    assert!(net.ports[5].pause.rx.paused_time(SimTime::NEVER) > Duration::ZERO);
 }

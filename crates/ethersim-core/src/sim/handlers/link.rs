@@ -50,7 +50,7 @@ impl Network {
             Node::Switch(sw) => match sw.route(self.packets.get(r).dst) {
                 Some(out) => {
                     self.port_send(sched, out, r);
-                    if self.ports[out.index()].threshold.is_some() {
+                    if self.ports[out.index()].hooks {
                         self.threshold_after_arrival(sched, port, out);
                     }
                 }

@@ -38,7 +38,7 @@ impl Network {
         self.trace.emit(now, || TraceRecord::PauseReceived { port, quanta });
         let p = &mut self.ports[port.index()];
         let frame_end = p.frame_end(now);
-        match p.pause.on_pause(now, frame_end, length) {
+        match p.pause.rx.on_pause(now, frame_end, length) {
             Some(until) if until <= now => self.open_gate(sched, port, Closer::Pause),
             Some(until) => self.close_gate(sched, port, Closer::Pause, until),
             None => {}
@@ -48,7 +48,7 @@ impl Network {
     /// Sends a PAUSE frame asking for `quanta` (0: resume) out of `port` to its link
     /// partner, ahead of any queued data.
     pub fn send_pause(&mut self, sched: &mut Scheduler<Event>, port: PortId, quanta: u16) {
-        self.ports[port.index()].pause.sent += 1;
+        self.ports[port.index()].pause.rx.sent += 1;
         let p = &self.ports[port.index()];
         let (src, dst) = (p.node, self.ports[p.peer.index()].node);
         self.send_control_frame(sched, port, mac_control::pause_frame(src, dst, quanta, sched.now()));
@@ -66,10 +66,10 @@ impl Network {
         let now = sched.now();
         let p = &mut self.ports[out.index()];
         let (held, _) = p.queue().held_at(now);
-        let Some(t) = p.threshold.as_deref_mut() else { return };
+        let Some(t) = p.pause.threshold.as_mut() else { return };
         if t.on_arrival(held, input) {
             let (quanta, release) = (t.quanta, t.release);
-            let hold = &mut self.ports[input.index()].pause_hold;
+            let hold = &mut self.ports[input.index()].pause.hold;
             hold.holders += 1;
             hold.quanta = quanta;
             hold.release = release;
@@ -88,10 +88,10 @@ impl Network {
         loop {
             let p = &mut self.ports[out.index()];
             let (held, _) = p.queue().held_at(now);
-            let Some(input) = p.threshold.as_deref_mut().and_then(|t| t.next_released(held)) else {
+            let Some(input) = p.pause.threshold.as_mut().and_then(|t| t.next_released(held)) else {
                 return;
             };
-            let hold = &mut self.ports[input.index()].pause_hold;
+            let hold = &mut self.ports[input.index()].pause.hold;
             hold.holders -= 1;
             if hold.holders == 0 {
                 hold.refresh.cancel();
@@ -106,10 +106,10 @@ impl Network {
     /// partner's pause never lapses while an output is congested (switch chips re-send
     /// XOFF while over threshold).
     fn arm_pause_refresh(&mut self, sched: &mut Scheduler<Event>, input: PortId) {
-        let quanta = self.ports[input.index()].pause_hold.quanta;
+        let quanta = self.ports[input.index()].pause.hold.quanta;
         let half = Duration(mac_control::quanta_duration(quanta, self.tx_rate(input)).as_ps() / 2);
         let at = sched.now() + half.max(Duration(1));
-        let timer = &mut self.ports[input.index()].pause_hold.refresh;
+        let timer = &mut self.ports[input.index()].pause.hold.refresh;
         sched.arm(timer, at, |generation| Event::PauseRefresh { port: input, generation });
     }
 
@@ -119,7 +119,7 @@ impl Network {
         port: PortId,
         generation: Generation,
     ) {
-        let hold = &mut self.ports[port.index()].pause_hold;
+        let hold = &mut self.ports[port.index()].pause.hold;
         if !sched
             .timer_fires(&mut hold.refresh, generation, |generation| Event::PauseRefresh { port, generation })
             || hold.holders == 0
@@ -136,7 +136,7 @@ impl Network {
     pub(in crate::sim) fn on_pause_tick(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let now = sched.now();
         let rate = self.tx_rate(port);
-        let Some(g) = self.ports[port.index()].periodic.as_mut() else { return };
+        let Some(g) = self.ports[port.index()].pause.periodic.as_mut() else { return };
         let quanta = mac_control::quanta_for(g.pause, rate).unwrap_or(mac_control::MAX_QUANTA);
         if let Some(next) = g.next_after(now) {
             sched.schedule_at(next, Event::PauseTick { port });
