@@ -304,6 +304,80 @@ CASES = [
         ["series[0]", "exactly one of `port` and `app`"],
     ),
     (
+        "PAUSE generator on an unknown port",
+        GOOD + '[[pause_generators]]\nport = "client->nowhere"\nevery = "1 s"\npause = "1 ms"\n',
+        [],
+        ["pause_generators[0].port", "nowhere"],
+    ),
+    (
+        "PAUSE longer than a frame can ask for",
+        GOOD + '[[pause_generators]]\nport = "client->switch"\nevery = "1 s"\npause = "40 ms"\n',
+        [],
+        ["pause_generators[0].pause", "at most 65535 quanta", "33553920 ns"],
+    ),
+    (
+        "PAUSE thresholds without sending",
+        GOOD.replace('name = "switch"', 'name = "switch"\npause = { high_water = "10 kB" }'),
+        [],
+        ["switches[0].pause.high_water", "add `send = true`"],
+    ),
+    (
+        "PAUSE low-water mark above the high-water mark",
+        GOOD.replace(
+            'name = "switch"',
+            'name = "switch"\npause = { send = true, high_water = "10 kB", low_water = "20 kB" }',
+        ),
+        [],
+        ["switches[0].pause.low_water", "not below high_water"],
+    ),
+    (
+        "PAUSE default marks in too small a buffer",
+        GOOD.replace('name = "switch"', 'name = "switch"\npause = { send = true }'),
+        ["--set", "switches[0].port_buffer.bytes=3000 B"],
+        ["switches[0].pause.high_water", "headroom"],
+    ),
+    (
+        "rate switching to a rate the link lacks",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 us", policy = { kind = "schedule", '
+            'changes = [{ at = "1 s", rate = "2 Gb/s" }] } }',
+        ),
+        [],
+        ["links[1].rate_switching.policy.changes[0].rate", "not one of the link's rates"],
+    ),
+    (
+        "rate switching with one rate",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s"], '
+            'switch_time = "1 us", policy = { kind = "alr", high = "2 kB", low = "1 kB" } }',
+        ),
+        [],
+        ["links[1].rate_switching.rates", "at least two different rates"],
+    ),
+    (
+        "ALR thresholds the wrong way round",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 us", policy = { kind = "alr", high = "1 kB", low = "2 kB" } }',
+        ),
+        [],
+        ["links[1].rate_switching.policy.low", "expected low < high"],
+    ),
+    (
+        "unknown rate policy",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 us", policy = { kind = "magic" } }',
+        ),
+        [],
+        ["links[1].rate_switching.policy", "magic"],
+    ),
+    (
         "duplicate application name",
         GOOD
         + '[[apps]]\nkind = "udp_file"\nname = "file"\n'

@@ -199,21 +199,62 @@ def _print_summary(result: Result) -> None:
             f"{100 * p['utilization']:.1f}%",
         )
     out_console().print(ports)
-    eventful = [link for link in s["links"] if link["outages"] > 0 or sum(link["frames_lost"]) > 0]
-    if eventful:
-        links = Table(title="links", title_justify="left")
-        for col in ("link", "outages", "dark", "frames lost"):
-            links.add_column(col, justify="left" if col == "link" else "right", overflow="fold")
-        for link in eventful:
-            a, b = link["between"]
-            lost_ab, lost_ba = link["frames_lost"]
-            links.add_row(
-                _literal(f"{a} ↔ {b}"),
-                f"{link['outages']:,}",
-                _fmt_time(link["dark_s"]),
-                f"{lost_ab:,} → / {lost_ba:,} ←",
-            )
-        out_console().print(links)
+    _print_pause(s)
+    _print_links(s)
+
+
+def _print_pause(s: dict[str, Any]) -> None:
+    """PAUSE per port, when any port sent or received one."""
+    from rich.table import Table
+
+    active = [p for p in s["ports"] if p["pause_sent"] or p["pause_received"]]
+    if not active:
+        return
+    pause = Table(title="pause (802.3x)", title_justify="left")
+    for col in ("port", "sent", "received", "honours", "paused"):
+        pause.add_column(col, justify="left" if col == "port" else "right", overflow="fold")
+    for p in active:
+        pause.add_row(
+            _literal(f"{p['node']} → {p['peer']}"),
+            f"{p['pause_sent']:,}",
+            f"{p['pause_received']:,}",
+            "yes" if p["honours_pause"] else "no",
+            _fmt_time(p["paused_s"]),
+        )
+    out_console().print(pause)
+
+
+def _print_links(s: dict[str, Any]) -> None:
+    """Links that went dark, lost frames or switched rate."""
+    from rich.table import Table
+
+    eventful = [
+        link
+        for link in s["links"]
+        if link["outages"] > 0 or sum(link["frames_lost"]) > 0 or link["rates_bps"]
+    ]
+    if not eventful:
+        return
+    links = Table(title="links", title_justify="left")
+    for col in ("link", "outages", "dark", "frames lost", "rate switches", "time at each rate"):
+        links.add_column(col, justify="left" if col == "link" else "right", overflow="fold")
+    for link in eventful:
+        a, b = link["between"]
+        lost_ab, lost_ba = link["frames_lost"]
+        at_rates = ", ".join(
+            f"{_fmt_rate(r)} {_fmt_time(t)}"
+            for r, t in zip(link["rates_bps"], link["time_at_rate_s"], strict=True)
+        )
+        switches = f"{link['rate_switches']:,} ({_fmt_time(link['switching_s'])} dark)"
+        links.add_row(
+            _literal(f"{a} ↔ {b}"),
+            f"{link['outages']:,}",
+            _fmt_time(link["dark_s"]),
+            f"{lost_ab:,} → / {lost_ba:,} ←",
+            switches if link["rates_bps"] else "\N{EN DASH}",
+            at_rates or "\N{EN DASH}",
+        )
+    out_console().print(links)
 
 
 @app.command()

@@ -161,6 +161,8 @@ def fail(error: EthersimError) -> typer.Exit:
 def fmt_time(seconds: float | None) -> str:
     if seconds is None:
         return "\N{EN DASH}"  # no value: statistics of nothing
+    if seconds == 0:
+        return "0 s"
     for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
         if abs(seconds) >= scale:
             return f"{seconds / scale:.4g} {unit}"

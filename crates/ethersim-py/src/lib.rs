@@ -113,7 +113,7 @@ fn schema() -> String {
 fn parse_quantity(py: Python<'_>, kind: &str, text: &str, path: String) -> PyResult<u64> {
     use ethersim_core::scenario::units;
     let parsed = match kind {
-        "duration" => units::parse_duration(text).map(|d| d.as_ps()),
+        "duration" => units::parse_duration(text).map(ethersim_core::time::Duration::as_ps),
         "rate" => units::parse_rate(text).map(ethersim_core::time::BitRate::as_bps),
         "size" => units::parse_size(text).map(ethersim_core::time::Bytes::get),
         _ => {

@@ -86,6 +86,8 @@ PAYLOAD_BYTES = {"tcp": 1460, "udp": 1472}
 #: The client's first PAUSE, and the time between them, s.
 PAUSE_START_S = 1
 PAUSE_EVERY_S = 1
+#: The time series of the pause-event runs are kept over this window, ms.
+SERIES_WINDOW_MS = (980, 1100)
 #: 802.3x pause quantum at 1 Gb/s: 512 bit times, ps.
 QUANTUM_PS_1G = 512_000
 
@@ -208,18 +210,13 @@ def scenario(
     honour = "true" if honours else "false"
     app = "tcp_file" if protocol == "tcp" else "udp_file"
     tcp = '\n# Linux hosts: SACK on, 200 ms minimum RTO.\ntcp = { sack = true, rto_min = "200 ms" }'
+    window = f'from = "{SERIES_WINDOW_MS[0]} ms"\nuntil = "{SERIES_WINDOW_MS[1]} ms"\n'
     series_text = (
-        """
-[[series]]
-port = "switch->client"
-max_points = 2000000
-[[series]]
-port = "server->switch"
-max_points = 2000000
-[[series]]
-app = "file"
-max_points = 2000000
-"""
+        "\n# Around the first pause event.\n"
+        + "".join(
+            f"[[series]]\n{what}\nmax_points = 1000000\n{window}"
+            for what in ('port = "switch->client"', 'port = "server->switch"', 'app = "file"')
+        )
         if series
         else ""
     )
@@ -577,7 +574,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
         # 5. One pause event, TCP, with time series: the longest pause, a file that ends
         # soon after the first event.
         longest = max(PAUSES_MS)
-        size = min(options.file_bytes, round(options.file_bytes * 2.5 / options.target_s("tcp")))
+        size = min(options.file_bytes, round(options.file_bytes * 1.5 / options.target_s("tcp")))
         texts = [
             scenario(
                 "tcp",

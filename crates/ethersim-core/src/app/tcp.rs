@@ -105,8 +105,8 @@ impl TcpSender {
     }
 
     /// Keeps cwnd, ssthresh, SRTT, RTO and FlightSize series of at most `max_points` each.
-    pub fn record_series(&mut self, max_points: usize) {
-        self.socket.conn.record_series(max_points);
+    pub fn record_series(&mut self, limits: crate::stats::SeriesLimits) {
+        self.socket.conn.record_series(limits);
     }
 
     /// The connection.

@@ -16,6 +16,7 @@ use crate::phy::{
     ScriptedLoss,
 };
 use crate::sim::{Flow, Network, Node, PortSeries, Subscriber, Trace};
+use crate::stats::SeriesLimits;
 use crate::time::{BitRate, Bytes, Duration, SimTime};
 use crate::transport::tcp::TcpConfig;
 use crate::wire::{ethernet, icmp, mac_control, tcp, udp, Role as End};
@@ -225,10 +226,19 @@ fn trace(s: &Scenario, topo: &Topology, endpoints: &mut [Endpoint], flows: &[Flo
         if spec.max_points == 0 {
             return Err(ScenarioError::at(format!("series[{i}].max_points"), "must be at least 1"));
         }
+        let from = spec.from.map_or(SimTime::ZERO, |d| SimTime::ZERO + d.0);
+        let until = spec.until.map_or(SimTime::NEVER, |d| SimTime::ZERO + d.0);
+        if until <= from {
+            return Err(ScenarioError::at(
+                format!("series[{i}].until"),
+                format!("the window is empty: it runs from {from} to {until}; expected from < until"),
+            ));
+        }
+        let limits = SeriesLimits { max_points: spec.max_points as usize, from, until };
         match (&spec.port, &spec.app) {
             (Some(port), None) => {
                 let port = topo.port_named(port, &format!("series[{i}].port"))?;
-                trace.subscribe(Subscriber::Series(PortSeries::new(port, spec.max_points as usize)));
+                trace.subscribe(Subscriber::Series(PortSeries::new(port, limits)));
             }
             (None, Some(app)) => {
                 let path = format!("series[{i}].app");
@@ -240,7 +250,7 @@ fn trace(s: &Scenario, topo: &Topology, endpoints: &mut [Endpoint], flows: &[Flo
                         format!("{app:?} is not a TCP application (tcp_file or tcp_bulk)"),
                     ));
                 };
-                t.record_series(spec.max_points as usize);
+                t.record_series(limits);
             }
             _ => {
                 return Err(ScenarioError::at(

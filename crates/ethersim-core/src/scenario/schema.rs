@@ -377,6 +377,13 @@ pub struct SeriesSpec {
     /// Default 100000.
     #[serde(default = "default_max_points")]
     pub max_points: u32,
+    /// Keep changes from this instant on; the level at that instant is the first point.
+    /// Default 0 s.
+    #[serde(default)]
+    pub from: Option<DurationSpec>,
+    /// Keep no change at or after this instant. Default: the end of the run.
+    #[serde(default)]
+    pub until: Option<DurationSpec>,
 }
 
 const fn default_max_points() -> u32 {

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::ids::{FlowId, LinkId, NodeId, PortId};
 use crate::phy::{Closer, FrameClass, TxId};
-use crate::stats::Series;
+use crate::stats::{Series, SeriesLimits};
 use crate::time::SimTime;
 use crate::wire::{PacketKind, Role};
 
@@ -148,8 +148,8 @@ pub struct TraceLog {
 pub struct PortSeries {
     /// The port.
     pub port: PortId,
-    /// Most change points kept per quantity; later ones are counted, not kept.
-    pub max_points: usize,
+    /// Which change points are kept, per quantity.
+    pub limits: SeriesLimits,
     /// Buffer bytes.
     pub queue_bytes: Series,
     /// Buffer frames.
@@ -166,15 +166,15 @@ pub struct PortSeries {
 }
 
 impl PortSeries {
-    /// An empty series of `port`, keeping at most `max_points` per quantity.
-    pub fn new(port: PortId, max_points: usize) -> Self {
+    /// An empty series of `port`, keeping change points as `limits` say.
+    pub fn new(port: PortId, limits: SeriesLimits) -> Self {
         PortSeries {
             port,
-            max_points,
-            queue_bytes: Series::starting_at(0),
-            queue_frames: Series::starting_at(0),
-            gate_open: Series::starting_at(1),
-            pause_received: Series::starting_at(0),
+            limits,
+            queue_bytes: Series::starting_at(0, limits),
+            queue_frames: Series::starting_at(0, limits),
+            gate_open: Series::starting_at(1, limits),
+            pause_received: Series::starting_at(0, limits),
             held: (0, 0),
             pauses: 0,
             leaving: None,
@@ -185,8 +185,8 @@ impl PortSeries {
 
     fn set_queue(&mut self, at: SimTime, bytes: u64, frames: u64) {
         self.held = (bytes, frames);
-        self.queue_bytes.push(self.max_points, at, bytes);
-        self.queue_frames.push(self.max_points, at, frames);
+        self.queue_bytes.push(self.limits, at, bytes);
+        self.queue_frames.push(self.limits, at, frames);
     }
 
     /// The level after a frame of `len` bytes left (never below zero, even for a series
@@ -196,7 +196,7 @@ impl PortSeries {
     }
 
     fn set_gate(&mut self, at: SimTime, open: bool) {
-        self.gate_open.push(self.max_points, at, u64::from(open));
+        self.gate_open.push(self.limits, at, u64::from(open));
     }
 
     /// This series as it stands at `end`, with the changes that took effect by then applied.
@@ -237,7 +237,7 @@ impl PortSeries {
             }
             TraceRecord::PauseReceived { port, .. } if port == self.port => {
                 self.pauses += 1;
-                self.pause_received.push(self.max_points, now, self.pauses);
+                self.pause_received.push(self.limits, now, self.pauses);
             }
             TraceRecord::Gate { port, closer, until } if port == self.port => {
                 self.closed_until[closer as usize] = until;
@@ -315,7 +315,7 @@ mod tests {
 
     #[test]
     fn each_quantity_keeps_its_own_point_limit() {
-        let mut s = PortSeries::new(PortId(0), 3);
+        let mut s = PortSeries::new(PortId(0), SeriesLimits::points(3));
         for k in 1..=5u64 {
             let rec = TraceRecord::Enqueued { port: PortId(0), held_bytes: 100 * k, held_frames: k as u32 };
             s.on_record(SimTime(k), &rec);
@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn a_series_joining_mid_run_never_goes_below_zero() {
-        let mut s = PortSeries::new(PortId(0), 100);
+        let mut s = PortSeries::new(PortId(0), SeriesLimits::points(100));
         let start = TraceRecord::TxStarted {
             port: PortId(0),
             tx: TxId(0),
@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn the_gate_series_follows_every_closer_and_reopens_by_itself() {
-        let mut s = PortSeries::new(PortId(0), 100);
+        let mut s = PortSeries::new(PortId(0), SeriesLimits::points(100));
         let gate = |closer, until| TraceRecord::Gate { port: PortId(0), closer, until };
         s.on_record(SimTime(10), &gate(Closer::Link, SimTime(50)));
         s.on_record(SimTime(20), &gate(Closer::Pause, SimTime(80)));

@@ -9,5 +9,5 @@ pub mod time_weighted;
 pub use delay::{DelayStats, DelaySummary};
 pub use flow::{DirectionCounters, FlowCounters};
 pub use moments::Moments;
-pub use series::Series;
+pub use series::{Series, SeriesLimits};
 pub use time_weighted::TimeWeighted;

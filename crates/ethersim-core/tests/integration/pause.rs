@@ -201,7 +201,10 @@ fn pauses_received(sim: &Simulation, port: PortId) -> Vec<(u64, u16)> {
 #[test]
 fn a_switch_pauses_the_input_that_fills_its_buffer_and_releases_it_below_the_low_water_mark() {
     let mut sim = logged(&threshold_scenario(true, 2000 * 1472, ""));
-    sim.network_mut().trace.subscribe(Subscriber::Series(PortSeries::new(PortId(2), 1 << 20)));
+    sim.network_mut().trace.subscribe(Subscriber::Series(PortSeries::new(
+        PortId(2),
+        ethersim_core::stats::SeriesLimits::points(1 << 20),
+    )));
     sim.run();
     let net = sim.network();
     // Ports: a->s 0, s->a 1, s->b 2, b->s 3.

@@ -123,3 +123,33 @@ fn tcp_steady_state_runs_without_allocating() {
         );
     }
 }
+
+/// PAUSE and link-rate switching in steady state: the bench scenarios of both mechanisms
+/// (threshold PAUSE with refresh and release, a periodic generator, ALR switching
+/// thousands of times a second) run without allocating.
+#[test]
+fn pause_and_rate_switching_run_without_allocating() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/ethersim/bench_scenarios");
+    for (name, from, to) in [("pause-tcp-500MB", 1000, 2000), ("alr-poisson", 200, 600)] {
+        let text = std::fs::read_to_string(root.join(format!("{name}.toml"))).unwrap();
+        let mut sim = simulation(&text);
+        sim.run_until(SimTime::ZERO + Duration::from_ms(from));
+        let events_before = sim.scheduler().events_executed();
+        let summary_before = sim.summary("x", 1);
+        let info = allocation_counter::measure(|| {
+            sim.run_until(SimTime::ZERO + Duration::from_ms(to));
+        });
+        let events = sim.scheduler().events_executed() - events_before;
+        assert!(events > 100_000, "{name}: the measured span must be busy: {events} events");
+        let after = sim.summary("x", 1);
+        let pauses =
+            |s: &ethersim_core::sim::RunSummary| s.ports.iter().map(|p| p.pause_received).sum::<u64>();
+        let switches =
+            |s: &ethersim_core::sim::RunSummary| s.links.iter().map(|l| l.rate_switches).sum::<u64>();
+        assert!(
+            pauses(&after) > pauses(&summary_before) || switches(&after) > switches(&summary_before),
+            "{name}: the mechanism must act in the measured span"
+        );
+        assert_eq!(info.count_total, 0, "{name}: {} allocations over {events} events", info.count_total);
+    }
+}

@@ -35,7 +35,7 @@
 //! of TIME-WAIT (the end stays in TIME-WAIT, answering a retransmitted FIN, until the
 //! run ends).
 
-use crate::stats::Series;
+use crate::stats::{Series, SeriesLimits};
 use crate::time::{Duration, SimTime};
 use crate::wire::tcp::MAX_SACK_BLOCKS;
 use crate::wire::{TcpFlags, TcpHeader};
@@ -171,8 +171,8 @@ pub struct TcpStats {
 /// Change-point series of a sender's state, kept only when asked for.
 #[derive(Clone, Debug)]
 pub struct TcpSeries {
-    /// Most points kept per quantity.
-    pub max_points: usize,
+    /// Which change points are kept, per quantity.
+    pub limits: SeriesLimits,
     /// Congestion window, bytes.
     pub cwnd: Series,
     /// Slow-start threshold, bytes.
@@ -186,10 +186,10 @@ pub struct TcpSeries {
 }
 
 impl TcpSeries {
-    /// Empty series keeping at most `max_points` points each.
-    pub fn new(max_points: usize) -> Self {
+    /// Empty series keeping change points as `limits` say.
+    pub fn new(limits: SeriesLimits) -> Self {
         TcpSeries {
-            max_points,
+            limits,
             cwnd: Series::default(),
             ssthresh: Series::default(),
             srtt: Series::default(),
@@ -340,8 +340,8 @@ impl<C: CongestionControl> Connection<C> {
     }
 
     /// Keeps change-point series of cwnd, ssthresh, SRTT, RTO and FlightSize.
-    pub fn record_series(&mut self, max_points: usize) {
-        self.series = Some(Box::new(TcpSeries::new(max_points)));
+    pub fn record_series(&mut self, limits: SeriesLimits) {
+        self.series = Some(Box::new(TcpSeries::new(limits)));
     }
 
     // ----- what the application and the tests see -----
@@ -1241,7 +1241,7 @@ impl<C: CongestionControl> Connection<C> {
     #[inline]
     fn record(&mut self, now: SimTime) {
         let Some(s) = self.series.as_deref_mut() else { return };
-        let max = s.max_points;
+        let max = s.limits;
         s.cwnd.push(max, now, self.cc.cwnd());
         s.ssthresh.push(max, now, self.cc.ssthresh());
         s.srtt.push(max, now, self.rtt.srtt().map_or(0, |d| d.0));
