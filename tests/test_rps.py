@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import math
+import signal
 from fractions import Fraction
 from pathlib import Path
 
 import ethersim
 import pandas as pd
 import pytest
+from click.testing import Result
 from ethersim.cli import app
 from ethersim.models import burst_loss
 from ethersim.studies import rps
@@ -20,39 +22,28 @@ from typer.testing import CliRunner
 runner = CliRunner()
 
 
+def invoke(*args: str) -> Result:
+    """Runs ``ethersim ARGS`` in this process. A command ignores Ctrl-C and SIGTERM once
+    it has written its results (it is about to exit); the test process must not keep
+    that, or every child it starts later would inherit it."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return runner.invoke(app, list(args))
+    finally:
+        for s, handler in saved.items():
+            signal.signal(s, handler)
+
+
 def burst_into_dark_link(
-    rate_bps: int, frames: int, buffer_frames: int, dark: str, protocol_rate: str = "10 Gb/s"
+    rate_bps: int, frames: int, buffer_frames: int, dark_ms: int
 ) -> tuple[int, Fraction]:
     """Frames lost when ``frames`` maximum frames arrive at ``rate_bps`` of frame bytes
-    into a link that goes dark for ``dark`` as they begin (switching from 1 to 10 Gb/s)
-    behind ``buffer_frames`` frames of buffer; and the exact fill rate."""
-    payload_rate = round(rate_bps * 1472 / 1518)
-    text = f"""
-[[hosts]]
-name = "source"
-[[hosts]]
-name = "sink"
-[[switches]]
-name = "switch"
-port_buffer = {{ bytes = "{buffer_frames * 1518} B" }}
-[[links]]
-between = ["source", "switch"]
-rate = "{protocol_rate}"
-[[links]]
-between = ["switch", "sink"]
-rate = "1 Gb/s"
-rate_switching = {{ rates = ["1 Gb/s", "10 Gb/s"], switch_time = "{dark}", policy = {{ kind = "schedule", changes = [{{ at = "0 s", rate = "10 Gb/s" }}] }} }}
-[[apps]]
-kind = "udp_file"
-from = "source"
-to = "sink"
-size = "{frames * 1472} B"
-rate = "{payload_rate} b/s"
-"""  # noqa: E501
-    result = ethersim.run_text(text)
-    flow = result.flows.iloc[0]
+    into a link that goes dark for ``dark_ms`` as they begin, behind ``buffer_frames``
+    frames of buffer; and the exact fill rate."""
+    text, fill = rps.burst_scenario(rate_bps, frames, buffer_frames * 1518, dark_ms)
+    flow = ethersim.run_text(text).flows.iloc[0]
     assert flow.packets_received + flow.lost == frames, "every frame delivered or lost"
-    return int(flow.lost), Fraction(payload_rate * 1518, 1472)
+    return int(flow.lost), fill
 
 
 @pytest.mark.parametrize(
@@ -69,7 +60,7 @@ rate = "{payload_rate} b/s"
 def test_a_burst_into_a_dark_link_loses_the_models_amount_to_within_one_packet(
     rate_gbps: int, frames: int, buffer_frames: int, dark_ms: int
 ) -> None:
-    lost, fill = burst_into_dark_link(rate_gbps * 10**9, frames, buffer_frames, f"{dark_ms} ms")
+    lost, fill = burst_into_dark_link(rate_gbps * 10**9, frames, buffer_frames, dark_ms)
     model = burst_loss(fill, frames * 1518, Fraction(dark_ms, 1000), buffer_frames * 1518, 1518)
     assert model.lost_packets is not None
     assert abs(lost - model.lost_packets) <= 1, (lost, model.lost_packets)
@@ -78,7 +69,7 @@ def test_a_burst_into_a_dark_link_loses_the_models_amount_to_within_one_packet(
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("rps") / "quick"
-    r = runner.invoke(app, ["reproduce", "rps", "--quick", "--out", str(out), "-q"])
+    r = invoke("reproduce", "rps", "--quick", "--out", str(out), "-q")
     assert r.exit_code == 0, r.output
     return out
 
@@ -178,7 +169,7 @@ def test_the_burst_curves_agree_with_their_simulated_points(quick: Path) -> None
 
 def test_a_reproduction_is_deterministic(quick: Path, tmp_path: Path) -> None:
     again = tmp_path / "again"
-    r = runner.invoke(app, ["reproduce", "rps", "--quick", "--out", str(again), "-q"])
+    r = invoke("reproduce", "rps", "--quick", "--out", str(again), "-q")
     assert r.exit_code == 0, r.output
     for name in ("rps.csv", "rps_buffer.csv", "burst_loss.csv", "rps_release.csv"):
         assert (quick / name).read_bytes() == (again / name).read_bytes(), name
@@ -190,15 +181,15 @@ def test_a_reproduction_is_deterministic(quick: Path, tmp_path: Path) -> None:
 
 def test_bad_options_exit_2_and_write_nothing(tmp_path: Path) -> None:
     out = tmp_path / "never"
-    r = runner.invoke(app, ["reproduce", "rps", "--quick", "--buffer", "1 kB", "--out", str(out)])
+    r = invoke("reproduce", "rps", "--quick", "--buffer", "1 kB", "--out", str(out))
     assert r.exit_code == 2
     assert "--buffer" in r.output and "maximum frame" in r.output
-    r = runner.invoke(app, ["reproduce", "rps", "--quick", "--buffer", "12 parsecs"])
+    r = invoke("reproduce", "rps", "--quick", "--buffer", "12 parsecs")
     assert r.exit_code == 2 and "--buffer" in r.output
     assert not out.exists()
     # A folder holding someone else's files is not replaced, and nothing runs.
     (tmp_path / "theirs").mkdir()
     (tmp_path / "theirs" / "notes.txt").write_text("mine")
-    r = runner.invoke(app, ["reproduce", "rps", "--quick", "--out", str(tmp_path / "theirs")])
+    r = invoke("reproduce", "rps", "--quick", "--out", str(tmp_path / "theirs"))
     assert r.exit_code == 2 and "did not write" in r.output
     assert (tmp_path / "theirs" / "notes.txt").read_text() == "mine"

@@ -23,6 +23,8 @@ from ethersim import api, benchmark, schema_doc
 from ethersim.cli_common import (
     Terminated,
     err_console,
+    finish_writing,
+    hold_signals,
     out_console,
 )
 from ethersim.cli_common import closed_pipe_is_success as _closed_pipe_is_success
@@ -280,21 +282,16 @@ def run(
     ] = None,
 ) -> None:
     """Run a scenario and print its results."""
-    import signal
 
     if max_wall is not None and not math.isfinite(max_wall):
         raise _fail(ScenarioError(f"{max_wall} is not a number of seconds", "--max-wall"))
-    stopping = {signal.SIGINT, signal.SIGTERM}
     watch = _Watch(max_wall)
     try:
         if out is not None:
             # Every output path is checked before the work, not after it.
             check_output_folder(out)
         result = api.run(scenario, overrides=set_ or [], seed=seed, progress=watch)
-        # The run is done: from here the command finishes whole. Ctrl-C and SIGTERM wait
-        # while the results are written (a write takes well under a second) and are
-        # ignored once they are.
-        signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
+        hold_signals()
     except EthersimError as e:
         watch.clear()
         raise _fail(e) from None
@@ -302,15 +299,7 @@ def run(
         watch.clear()
         raise _stopped(e, "nothing was written") from None
     watch.clear()
-    failure = None
-    try:
-        if out is not None:
-            result.write(out)
-    except EthersimError as e:
-        failure = e
-    for s in stopping:
-        signal.signal(s, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping)
+    failure = finish_writing(lambda: out is None or result.write(out))
     if failure is not None:
         raise _fail(failure)
     for warning in result.warnings:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ParamSpec
@@ -30,8 +31,10 @@ __all__ = [
     "err_console",
     "exit_status",
     "fail",
+    "finish_writing",
     "fmt_rate",
     "fmt_time",
+    "hold_signals",
     "literal",
     "on_sigterm",
     "out_console",
@@ -181,3 +184,28 @@ def fmt_rate(bps: float) -> str:
         if bps >= scale:
             return f"{bps / scale:.4g} {unit}"
     return f"{bps:.4g} b/s"
+
+
+#: The signals that stop a command (Ctrl-C, SIGTERM).
+STOPPING = (signal.SIGINT, signal.SIGTERM)
+
+
+def hold_signals() -> None:
+    """The work is done: from here the command finishes whole. Ctrl-C and SIGTERM wait
+    while the results are written (well under a second); see :func:`finish_writing`."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+
+
+def finish_writing(write: Callable[[], object]) -> EthersimError | None:
+    """Runs ``write`` with the stopping signals held (after :func:`hold_signals`), then
+    ignores them for the rest of the command, so that an exit of 130 or 143 always
+    means nothing was written. Returns the error ``write`` raised, if any."""
+    failure = None
+    try:
+        write()
+    except EthersimError as e:
+        failure = e
+    for s in STOPPING:
+        signal.signal(s, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+    return failure

@@ -7,7 +7,6 @@ its folder whole or not at all (Ctrl-C or SIGTERM leave nothing half-written).
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,6 +17,8 @@ from ethersim.cli_common import (
     closed_pipe_is_success,
     err_console,
     fail,
+    finish_writing,
+    hold_signals,
     literal,
     out_console,
     stopped,
@@ -94,11 +95,10 @@ def rps(
     with the server honouring or ignoring PAUSE; the burst-loss model against bursts into
     a link that switches rate."""
     from ethersim import _core
-    from ethersim.results import check_output_folder, write_folder
+    from ethersim.results import check_output_folder, output_path, write_folder
     from ethersim.studies import rps as study
     from ethersim.studies.runner import is_reproduction_folder
 
-    stopping = {signal.SIGINT, signal.SIGTERM}
     try:
         buffer_bytes = _core.parse_quantity("size", buffer, "--buffer")
         if buffer_bytes < study.FRAME_BYTES:
@@ -118,19 +118,14 @@ def rps(
             switch_releases=not no_xon,
         )
         rep = study.reproduce(options, progress=not quiet)
-        signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
+        hold_signals()
     except EthersimError as e:
         raise fail(e) from None
     except (KeyboardInterrupt, Terminated) as e:
         raise stopped(e, "nothing was written") from None
-    failure = None
-    try:
-        written = write_folder(out, lambda folder: study.write(rep, folder), is_reproduction_folder)
-    except EthersimError as e:
-        failure = e
-    for s in stopping:
-        signal.signal(s, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping)
+    failure = finish_writing(
+        lambda: write_folder(out, lambda folder: study.write(rep, folder), is_reproduction_folder)
+    )
     if failure is not None:
         raise fail(failure)
     if quiet:
@@ -142,7 +137,7 @@ def rps(
         f"{rep.runs} simulations on {rep.jobs} {'thread' if rep.jobs == 1 else 'threads'} "
         f"in {rep.wall_s:.1f} s; results written to "
     )
-    out_console().print(Text.assemble(done, literal(written), "/"), highlight=False)
+    out_console().print(Text.assemble(done, literal(output_path(out)), "/"), highlight=False)
     if rep.calibrations:
         for c in rep.calibrations:
             err_console().print(

@@ -63,6 +63,7 @@ __all__ = [
     "Calibration",
     "Options",
     "Reproduction",
+    "burst_scenario",
     "reproduce",
     "scenario",
 ]
@@ -355,16 +356,19 @@ def _cell_row(
     }
 
 
-def _burst_scenario(rate_gbps: int, buffer_bytes: int, seed: int) -> tuple[str, int, Fraction]:
-    """A burst of ``BURST_BYTES`` (whole maximum frames) at ``rate_gbps`` of frame bytes
-    into a 10 Gb/s link that is dark for ``BURST_DARK_MS`` from the start, switching up
-    from 1 Gb/s. Returns the scenario, its frame count and the exact rate at which its
-    frames fill the buffer (bit/s)."""
-    frames = math.ceil(BURST_BYTES / FRAME_BYTES)
-    payload_rate = round(rate_gbps * 10**9 * FRAME_PAYLOAD / FRAME_BYTES)
+def burst_scenario(
+    rate_bps: int, frames: int, buffer_bytes: int, dark_ms: int, seed: int = 1
+) -> tuple[str, Fraction]:
+    """A burst of ``frames`` maximum frames arriving at ``rate_bps`` of frame bytes (paced
+    by the source over a 10 Gb/s link) into a link that switches from 1 to 10 Gb/s as
+    the burst begins, dark for ``dark_ms``, behind ``buffer_bytes`` of switch buffer.
+    Returns the scenario and the exact rate (bit/s) at which its frames fill the buffer:
+    the payload rate is a whole number of bit/s, so the fill rate is that times
+    1518/1472."""
+    payload_rate = round(rate_bps * FRAME_PAYLOAD / FRAME_BYTES)
     fill_rate = Fraction(payload_rate * FRAME_BYTES, FRAME_PAYLOAD)
     text = f"""# A burst into a link that switches rate: written by `ethersim reproduce rps`.
-name = "burst-{rate_gbps}gbps-{buffer_bytes}B"
+name = "burst-{rate_bps}bps-{buffer_bytes}B"
 seed = {seed}
 
 [[hosts]]
@@ -384,10 +388,11 @@ rate = "10 Gb/s"
 [[links]]
 between = ["switch", "sink"]
 rate = "1 Gb/s"
-# Switches up to 10 Gb/s as the burst begins: dark {BURST_DARK_MS} ms.
+
+# Switches up to 10 Gb/s as the burst begins: dark {dark_ms} ms.
 [links.rate_switching]
 rates = ["1 Gb/s", "10 Gb/s"]
-switch_time = "{BURST_DARK_MS} ms"
+switch_time = "{dark_ms} ms"
 policy = {{ kind = "schedule", changes = [{{ at = "0 s", rate = "10 Gb/s" }}] }}
 
 [[apps]]
@@ -396,9 +401,9 @@ name = "burst"
 from = "source"
 to = "sink"
 size = "{frames * FRAME_PAYLOAD} B"
-rate = "{payload_rate} b/s"   # {rate_gbps} Gb/s of frame bytes
+rate = "{payload_rate} b/s"   # {float(fill_rate) / 1e9:.6g} Gb/s of frame bytes
 """
-    return text, frames, fill_rate
+    return text, fill_rate
 
 
 def _burst_table(options: Options, simulated: dict[tuple[int, int], float]) -> pd.DataFrame:
@@ -559,14 +564,17 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
 
         # 4. Bursts into a link that goes dark.
         points = [(rate, b) for rate in BURST_RATES_GBPS for b in options.burst_buffers()]
-        made = [_burst_scenario(rate, b, options.seed) for rate, b in points]
+        frames = math.ceil(BURST_BYTES / FRAME_BYTES)
+        made = [
+            burst_scenario(rate * 10**9, frames, b, BURST_DARK_MS, options.seed)
+            for rate, b in points
+        ]
         results = run_many([m[0] for m in made], jobs, show.phase("bursts"))
         runs += len(made)
         simulated = {
-            pt: 100.0 * _flow(r)["lost"] / frames
-            for pt, (_, frames, _), r in zip(points, made, results, strict=True)
+            pt: 100.0 * _flow(r)["lost"] / frames for pt, r in zip(points, results, strict=True)
         }
-        for (rate, b), (text, _, _) in zip(points, made, strict=True):
+        for (rate, b), (text, _) in zip(points, made, strict=True):
             if b == options.burst_buffers()[0]:
                 scenarios[f"burst-{rate}gbps-{b}B.toml"] = text
         bursts = _burst_table(options, simulated)

@@ -3,8 +3,10 @@
 #![allow(dead_code)]
 
 use ethersim_core::engine::RunLimits;
+use ethersim_core::ids::PortId;
+use ethersim_core::phy::FrameClass;
 use ethersim_core::scenario;
-use ethersim_core::sim::Simulation;
+use ethersim_core::sim::{Simulation, Subscriber, TraceLog, TraceRecord};
 use ethersim_core::time::SimTime;
 
 /// Builds the scenario in `text` (panicking with the scenario error if it is invalid).
@@ -21,6 +23,34 @@ pub fn simulation_until(text: &str, until: SimTime) -> Simulation {
     let s = scenario::load(text, &[]).unwrap_or_else(|e| panic!("{e}"));
     let built = scenario::build(&s).unwrap_or_else(|e| panic!("{e}"));
     Simulation::new(built.network, RunLimits { until: Some(until), max_events: None })
+}
+
+/// Builds the scenario in `text` with a complete trace log as its first subscriber.
+#[track_caller]
+pub fn logged(text: &str) -> Simulation {
+    let mut sim = simulation(text);
+    sim.network_mut().trace.subscribe(Subscriber::Log(TraceLog::default()));
+    sim
+}
+
+/// The trace log of a simulation built by [`logged`].
+pub fn log(sim: &Simulation) -> &TraceLog {
+    match &sim.network().trace.subscribers()[0] {
+        Subscriber::Log(log) => log,
+        Subscriber::Series(_) => unreachable!("the first subscriber is the log"),
+    }
+}
+
+/// Instants (ps) at which `port` started data frames, from the log of [`logged`].
+pub fn data_starts(sim: &Simulation, port: PortId) -> Vec<u64> {
+    log(sim)
+        .records
+        .iter()
+        .filter_map(|(t, r)| match r {
+            TraceRecord::TxStarted { port: p, class: FrameClass::Data, .. } if *p == port => Some(t.as_ps()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Two hosts joined by one link, nothing else.

@@ -6,10 +6,9 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-use crate::common::simulation;
+use crate::common::{data_starts, log, logged, simulation};
 use ethersim_core::ids::PortId;
-use ethersim_core::phy::FrameClass;
-use ethersim_core::sim::{PortSeries, Simulation, Subscriber, TraceLog, TraceRecord};
+use ethersim_core::sim::{PortSeries, Simulation, Subscriber, TraceRecord};
 use ethersim_core::time::{BitRate, Bytes, Duration, SimTime};
 use ethersim_core::wire::mac_control;
 
@@ -46,31 +45,6 @@ size = "{} B"
         text.push_str(&format!("[[pause_generators]]\nport = \"b->a\"\n{generator}\n"));
     }
     text
-}
-
-fn logged(text: &str) -> Simulation {
-    let mut sim = simulation(text);
-    sim.network_mut().trace.subscribe(Subscriber::Log(TraceLog::default()));
-    sim
-}
-
-fn log(sim: &Simulation) -> &TraceLog {
-    match &sim.network().trace.subscribers()[0] {
-        Subscriber::Log(log) => log,
-        Subscriber::Series(_) => unreachable!("the first subscriber is the log"),
-    }
-}
-
-/// Instants at which `port` started data frames.
-fn data_starts(sim: &Simulation, port: PortId) -> Vec<u64> {
-    log(sim)
-        .records
-        .iter()
-        .filter_map(|(t, r)| match r {
-            TraceRecord::TxStarted { port: p, class: FrameClass::Data, .. } if *p == port => Some(t.as_ps()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// A frame every (8 + 1518 + 12)·8 ns from 0: the start of frame `k` when none is paused.

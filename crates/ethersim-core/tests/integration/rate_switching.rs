@@ -6,10 +6,9 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-use crate::common::simulation;
+use crate::common::{data_starts, log, logged};
 use ethersim_core::ids::PortId;
-use ethersim_core::phy::FrameClass;
-use ethersim_core::sim::{Simulation, Subscriber, TraceLog, TraceRecord};
+use ethersim_core::sim::TraceRecord;
 use ethersim_core::time::{BitRate, Bytes, SimTime};
 
 const US: u64 = 1_000_000;
@@ -37,23 +36,6 @@ rate_switching = { rates = ["10 Gb/s", "1 Gb/s"], switch_time = "10 us", policy 
         ));
     }
     text
-}
-
-fn logged(text: &str) -> Simulation {
-    let mut sim = simulation(text);
-    sim.network_mut().trace.subscribe(Subscriber::Log(TraceLog::default()));
-    sim
-}
-
-fn data_starts(sim: &Simulation, port: PortId) -> Vec<u64> {
-    let Subscriber::Log(log) = &sim.network().trace.subscribers()[0] else { unreachable!() };
-    log.records
-        .iter()
-        .filter_map(|(t, r)| match r {
-            TraceRecord::TxStarted { port: p, class: FrameClass::Data, .. } if *p == port => Some(t.as_ps()),
-            _ => None,
-        })
-        .collect()
 }
 
 fn send_time(rate: BitRate, bytes: u64) -> u64 {
@@ -134,8 +116,7 @@ fn alr_switches_up_when_the_queue_builds_and_down_when_it_empties() {
     // The queue reached 30 000 B: 20 waiting frames (19 hold 28 842 B).
     assert!(summary.ports[2].max_queue_bytes >= 20 * 1518);
     // Once fast, it drains faster than it fills (10 Gb/s in and out): no second rise.
-    let Subscriber::Log(log) = &sim.network().trace.subscribers()[0] else { unreachable!() };
-    let darks: Vec<u64> = log
+    let darks: Vec<u64> = log(&sim)
         .records
         .iter()
         .filter_map(|(t, r)| matches!(r, TraceRecord::LinkDark { .. }).then_some(t.as_ps()))
