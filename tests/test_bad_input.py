@@ -316,6 +316,18 @@ CASES = [
         ["pause_generators[0].pause", "at most 65535 quanta", "33553920 ns"],
     ),
     (
+        "PAUSE generator faster than PAUSE frames can leave",
+        GOOD + '[[pause_generators]]\nport = "client->switch"\nevery = "1 ns"\npause = "1 ms"\n',
+        [],
+        ["pause_generators[0].every", "shorter than one PAUSE frame's line time", "672 ns"],
+    ),
+    (
+        "PAUSE generator that never lets the run end",
+        GOOD + '[[pause_generators]]\nport = "client->switch"\nevery = "10 ms"\npause = "20 ms"\n',
+        [],
+        ["pause_generators[0]", "hold the partner paused for good", "give `stop` or `count`"],
+    ),
+    (
         "PAUSE thresholds without sending",
         GOOD.replace('name = "switch"', 'name = "switch"\npause = { high_water = "10 kB" }'),
         [],

@@ -184,6 +184,9 @@ def test_bad_options_exit_2_and_write_nothing(tmp_path: Path) -> None:
     r = invoke("reproduce", "rps", "--quick", "--buffer", "1 kB", "--out", str(out))
     assert r.exit_code == 2
     assert "--buffer" in r.output and "maximum frame" in r.output
+    # A buffer that holds a frame but leaves no headroom for PAUSE is named too.
+    r = invoke("reproduce", "rps", "--quick", "--buffer", "2 KiB", "--out", str(out))
+    assert r.exit_code == 2 and "--buffer" in r.output and "headroom" in r.output, r.output
     r = invoke("reproduce", "rps", "--quick", "--buffer", "12 parsecs")
     assert r.exit_code == 2 and "--buffer" in r.output
     assert not out.exists()

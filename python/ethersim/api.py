@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -121,6 +122,8 @@ def load_text(scenario: str | Path) -> str:
     import stat
 
     path = Path(scenario)
+    # Named as the user wrote it ("dir/" stays "dir/"; a Path drops the slash).
+    shown = os.fspath(scenario)
     try:
         if str(scenario) == "-":
             data = sys.stdin.buffer.read(MAX_SCENARIO_BYTES + 1)
@@ -129,12 +132,12 @@ def load_text(scenario: str | Path) -> str:
             mode = path.stat().st_mode
             if not stat.S_ISREG(mode):
                 raise ScenarioError(
-                    f"{str(path)!r} is not a regular file; expected a scenario file (or - for "
+                    f"{shown!r} is not a regular file; expected a scenario file (or - for "
                     "standard input)"
                 )
             with path.open("rb") as f:
                 data = f.read(MAX_SCENARIO_BYTES + 1)
-            where = repr(str(path))
+            where = repr(shown)
         if len(data) > MAX_SCENARIO_BYTES:
             raise ScenarioError(
                 f"scenario {where} is larger than {MAX_SCENARIO_BYTES >> 20} MiB; "
@@ -144,11 +147,11 @@ def load_text(scenario: str | Path) -> str:
     except ScenarioError:
         raise
     except FileNotFoundError:
-        raise ScenarioError(f"no scenario file at {str(path)!r}") from None
+        raise ScenarioError(f"no scenario file at {shown!r}") from None
     except ValueError as e:  # a path the system cannot take (an embedded NUL)
-        raise ScenarioError(f"cannot read scenario file {str(path)!r}: {e}") from None
+        raise ScenarioError(f"cannot read scenario file {shown!r}: {e}") from None
     except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"cannot read scenario file {str(path)!r}: {e}") from None
+        raise ScenarioError(f"cannot read scenario file {shown!r}: {e}") from None
 
 
 def _check_seed(seed: int | None) -> int | None:

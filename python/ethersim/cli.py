@@ -262,9 +262,8 @@ def _print_links(s: dict[str, Any]) -> None:
 @app.command()
 @_closed_pipe_is_success
 def run(
-    scenario: Annotated[
-        Path, typer.Argument(help="Scenario file (TOML), or - for standard input.")
-    ],
+    # Taken as text: a path as the user wrote it is named as written ("dir/" stays so).
+    scenario: Annotated[str, typer.Argument(help="Scenario file (TOML), or - for standard input.")],
     out: Annotated[
         Path | None, typer.Option("--out", help="Write summary.json and Parquet tables here.")
     ] = None,
@@ -318,9 +317,8 @@ def run(
 @app.command()
 @_closed_pipe_is_success
 def validate(
-    scenario: Annotated[
-        Path, typer.Argument(help="Scenario file (TOML), or - for standard input.")
-    ],
+    # Taken as text: a path as the user wrote it is named as written ("dir/" stays so).
+    scenario: Annotated[str, typer.Argument(help="Scenario file (TOML), or - for standard input.")],
     set_: SetOption = None,
 ) -> None:
     """Check a scenario without running it."""

@@ -101,12 +101,6 @@ def rps(
 
     try:
         buffer_bytes = _core.parse_quantity("size", buffer, "--buffer")
-        if buffer_bytes < study.FRAME_BYTES:
-            raise ScenarioError(
-                f"{buffer!r} is less than one maximum frame ({study.FRAME_BYTES} B); "
-                "expected a larger buffer",
-                "--buffer",
-            )
         if not 0 <= seed < 2**64:
             raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed")
         check_output_folder(out, is_reproduction_folder)
@@ -117,6 +111,7 @@ def rps(
             jobs=jobs,
             switch_releases=not no_xon,
         )
+        study.check(options)
         rep = study.reproduce(options, progress=not quiet)
         hold_signals()
     except EthersimError as e:

@@ -64,6 +64,7 @@ __all__ = [
     "Options",
     "Reproduction",
     "burst_scenario",
+    "check",
     "reproduce",
     "scenario",
 ]
@@ -282,6 +283,30 @@ def _transfer_time(result: Result) -> float:
     if done is None:
         raise RuntimeError(f"the transfer of {result.summary['scenario']} did not finish")
     return float(done)
+
+
+def check(options: Options) -> None:
+    """Raises :class:`~ethersim.errors.ScenarioError` (naming the option) if a cell of
+    the grid would not be a valid scenario, before anything runs."""
+    from ethersim import _core
+    from ethersim.errors import ScenarioError
+
+    text = scenario(
+        "tcp",
+        max(PAUSES_MS),
+        True,
+        1,
+        file_bytes=options.file_bytes,
+        buffer_bytes=options.buffer_bytes,
+        switch_releases=options.switch_releases,
+        seed=options.seed,
+    )
+    try:
+        _core.validate(text)
+    except ScenarioError as e:
+        raise ScenarioError(
+            f"{options.buffer_bytes} B does not make a valid switch: {e}", "--buffer"
+        ) from None
 
 
 def calibrate(protocol: str, options: Options, tick: Tick | None = None) -> Calibration:
@@ -591,6 +616,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
                 calibrations["tcp"].tx_processing_ps,
                 file_bytes=size,
                 buffer_bytes=options.buffer_bytes,
+                switch_releases=options.switch_releases,
                 series=True,
                 seed=options.seed,
             )

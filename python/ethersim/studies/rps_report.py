@@ -260,35 +260,8 @@ def summary(rep: Reproduction) -> str:
     other = rel[(rel.protocol == "tcp") & (rel.pause_ms == longest)]
     xon = other[other.switch_releases_pause].iloc[0]
     no_xon = other[~other.switch_releases_pause].iloc[0]
-    lines += [
-        "",
-        "## What the run found",
-        "",
-        f"- **UDP.** Ignoring PAUSE loses what the switch cannot hold while its output is "
-        f"paused: {udp_i.loss_percent:.2f} % of the file with {longest} ms pauses "
-        f"({udp_i.switch_drops} frames). Honouring PAUSE loses nothing "
-        f"({udp_h.loss_percent:.2f} %): the switch pauses the server "
-        f"({udp_h.pause_frames_to_server} PAUSE frames) and the server's own transmit "
-        "buffers absorb the pause. `rps_buffer.csv` shows the loss against the buffer.",
-        f"- **TCP, PAUSE ignored.** The switch drops {tcp_i.switch_drops} segments with "
-        f"{longest} ms pauses; SACK recovery ({tcp_i.fast_retransmits:.0f} fast retransmits, "
-        f"{tcp_i.timeouts:.0f} timeouts) costs {tcp_i.extra_time_s:.3f} s against "
-        f"{tcp_i.pause_total_s:.3f} s of pauses.",
-        f"- **TCP, PAUSE honoured.** Nothing is lost; the transfer takes "
-        f"{tcp_h.extra_time_s:.3f} s longer, while the pauses add up to "
-        f"{tcp_h.pause_total_s:.3f} s. The server's CPU keeps preparing packets while its "
-        "NIC is paused, into its transmit buffers and the switch's buffer; when the pause "
-        "ends, the 1 Gb/s links drain that backlog about four times faster than the host "
-        "produces, so only the part of a pause the buffers cannot absorb is lost time.",
-        f"- **A switch without XON.** Behind a switch that pauses the server with the "
-        f"largest pause time (33.6 ms) and lets it run out instead of releasing it when its "
-        f"buffer drains, honouring {longest} ms pauses costs TCP "
-        f"{no_xon.extra_time_s:.3f} s (server paused {no_xon.server_paused_s:.3f} s in all), "
-        f"against {xon.extra_time_s:.3f} s with XON: more than the pauses add up to "
-        f"({no_xon.pause_total_s:.3f} s). Each event holds the server for the whole 33.6 ms "
-        "whatever the client's pause, which is how honouring PAUSE can cost more than the "
-        "pauses themselves (`rps_release.csv`).",
-    ]
+    lines += ["", "## What the run found", ""]
+    lines += _findings(rep, longest, udp_i, udp_h, tcp_i, tcp_h, xon, no_xon)
     b = rep.bursts.dropna(subset=["lost_percent_simulated"])
     diff = (b.lost_packets_simulated.astype(float) - b.lost_packets.astype(float)).abs()
     lines += [
@@ -302,3 +275,67 @@ def summary(rep: Reproduction) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _compare(x: float, y: float) -> str:
+    """How ``x`` stands against ``y``, in words (within 1 % or 1 ms is "about")."""
+    if abs(x - y) <= max(1e-3, 0.01 * abs(y)):
+        return "about as much as"
+    return "more than" if x > y else "less than"
+
+
+def _lost(percent: float) -> str:
+    return "loses nothing" if percent == 0 else f"loses {percent:.3f} %"
+
+
+def _findings(
+    rep: Reproduction,
+    longest: int,
+    udp_i: Any,
+    udp_h: Any,
+    tcp_i: Any,
+    tcp_h: Any,
+    xon: Any,
+    no_xon: Any,
+) -> list[str]:
+    """The findings, each worded from the numbers it states."""
+    honoured = rep.cells[rep.cells.server_honours_pause]
+    tcp_cal = next(c for c in rep.calibrations if c.protocol == "tcp")
+    # The server produces a 1538-byte line frame (MSS segment) per calibrated time.
+    host_bps = 1538 * 8 / (tcp_cal.tx_processing_ps * 1e-12)
+    per_event = no_xon.server_paused_s / max(1, no_xon.client_pauses)
+    out = [
+        f"- **UDP.** Ignoring PAUSE {_lost(udp_i.loss_percent)} of the file with {longest} ms "
+        f"pauses ({udp_i.switch_drops} frames dropped at the switch). Honouring PAUSE "
+        f"{_lost(udp_h.loss_percent)}, with {udp_h.pause_frames_to_server} PAUSE frames to "
+        "the server. `rps_buffer.csv` shows the loss against the buffer.",
+        f"- **TCP, PAUSE ignored.** The switch drops {tcp_i.switch_drops} segments with "
+        f"{longest} ms pauses; recovery ({tcp_i.fast_retransmits:.0f} fast retransmits, "
+        f"{tcp_i.timeouts:.0f} timeouts) costs {tcp_i.extra_time_s:.3f} s, "
+        f"{_compare(tcp_i.extra_time_s, tcp_i.pause_total_s)} the {tcp_i.pause_total_s:.3f} s "
+        "the pauses add up to.",
+        f"- **TCP, PAUSE honoured.** The transfer {_lost(tcp_h.loss_percent)} and takes "
+        f"{tcp_h.extra_time_s:.3f} s longer: {_compare(tcp_h.extra_time_s, tcp_h.pause_total_s)} "
+        f"the {tcp_h.pause_total_s:.3f} s the pauses add up to.",
+    ]
+    if tcp_h.extra_time_s < tcp_h.pause_total_s:
+        out.append(
+            "  The server's CPU keeps preparing segments while its NIC is paused, into its "
+            "transmit buffers and the switch's buffer; when the pause ends, the 1 Gb/s links "
+            f"drain that backlog {1e9 / host_bps:.1f} times faster than the host produces "
+            f"({host_bps / 1e6:.0f} Mb/s of line rate), so only the part of a pause the "
+            "buffers cannot absorb is lost time."
+        )
+    verb = "more" if no_xon.extra_time_s > no_xon.pause_total_s else "less"
+    out.append(
+        f"- **The switch's release.** Behind a switch that "
+        f"{'lets its pause run out' if not no_xon.switch_releases_pause else 'sends XON'}, "
+        f"honouring {longest} ms pauses costs TCP {no_xon.extra_time_s:.3f} s (server paused "
+        f"{no_xon.server_paused_s:.3f} s in all, {1e3 * per_event:.1f} ms per event), against "
+        f"{xon.extra_time_s:.3f} s behind one that "
+        f"{'sends XON' if xon.switch_releases_pause else 'lets it run out'}: {verb} than the "
+        f"{no_xon.pause_total_s:.3f} s the pauses add up to (`rps_release.csv`)."
+    )
+    if (honoured.loss_percent > 0).any():
+        out.append("- Some cells lost frames although the server honoured PAUSE: see the table.")
+    return out

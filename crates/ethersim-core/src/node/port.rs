@@ -20,6 +20,7 @@ use crate::engine::Timer;
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::phy::{Direction, FrameClass, GateState, Sent, TxGate, TxId};
 use crate::time::{Bytes, Duration, SimTime};
+use crate::wire::PacketRef;
 
 use super::pause::PortPause;
 use super::policy::{PortPolicy, QueueView};
@@ -253,6 +254,11 @@ impl Port {
         Some(CutOff { tx: w.tx, class: w.class })
     }
 
+    /// The newest MAC control frame waiting to be sent (not one on the wire), if any.
+    pub fn waiting_control(&self) -> Option<PacketRef> {
+        self.control.back().map(|q| q.pkt)
+    }
+
     /// The last bit of the frame being sent, if one is on the wire and its last bit has
     /// not left by `now`.
     pub fn frame_end(&self, now: SimTime) -> Option<SimTime> {
@@ -321,7 +327,6 @@ mod tests {
     use super::*;
     use crate::phy::Closer;
     use crate::time::BitRate;
-    use crate::wire::PacketRef;
 
     fn port() -> (Port, Direction) {
         let limits = QueueLimits { bytes: Some(3000), frames: None };

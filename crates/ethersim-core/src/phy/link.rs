@@ -73,6 +73,8 @@ pub struct Direction {
     arrival: Timer,
     next_tx: u32,
     rate_level: TimeWeighted,
+    /// A rate change counted in `rate_level` from a later instant: (instant, bit/s).
+    pending_level: Option<(SimTime, u64)>,
     rate_changes: u64,
 }
 
@@ -110,6 +112,7 @@ impl Direction {
             arrival: Timer::default(),
             next_tx: 0,
             rate_level,
+            pending_level: None,
             rate_changes: 0,
         }
     }
@@ -204,12 +207,28 @@ impl Direction {
 
     /// Changes the signalling rate at `now`; frames already on the wire keep their timing.
     pub fn set_rate(&mut self, now: SimTime, rate: BitRate) {
+        self.set_rate_from(now, now, rate);
+    }
+
+    /// Changes the signalling rate at `now` for frames started from now on, counting it in
+    /// the mean rate from `effective` (the end of a rate switch's dark time; no frame
+    /// starts before it).
+    pub fn set_rate_from(&mut self, now: SimTime, effective: SimTime, rate: BitRate) {
         assert!(rate.as_bps() > 0, "a link rate must be positive");
+        self.settle_level(now);
         if rate != self.rate {
             self.rate = rate;
             self.ps_per_byte = exact_ps_per_byte(rate);
             self.rate_changes += 1;
-            self.rate_level.set(now, rate.as_bps());
+            self.pending_level = Some((effective, rate.as_bps()));
+            self.settle_level(now);
+        }
+    }
+
+    fn settle_level(&mut self, now: SimTime) {
+        if let Some((at, bps)) = self.pending_level.filter(|&(at, _)| at <= now) {
+            self.rate_level.set(at, bps);
+            self.pending_level = None;
         }
     }
 
@@ -220,7 +239,11 @@ impl Direction {
 
     /// Time-weighted mean rate over `[0, end]`, bit/s.
     pub fn mean_rate_bps(&self, end: SimTime) -> f64 {
-        self.rate_level.mean_until(end)
+        let mut level = self.rate_level;
+        if let Some((at, bps)) = self.pending_level.filter(|&(at, _)| at <= end) {
+            level.set(at, bps);
+        }
+        level.mean_until(end)
     }
 }
 
@@ -270,12 +293,13 @@ impl Link {
         usize::from(self.ends[1] == port)
     }
 
-    /// Whether the link goes dark at the instant `now` by an event that has not run yet
-    /// (an outage due now). A frame must not start then: the link is dark over
-    /// [start, end) whatever the order of the events at `start`. Link mechanisms that
-    /// darken the link (rate switching) answer here too.
+    /// Whether the link may go dark at the instant `now` by an event that has not run yet
+    /// (an outage due now, a rate policy's timer due now). A frame must not start then:
+    /// the link is dark from that instant whatever the order of the events at it; the
+    /// event itself lets waiting frames start if it does not darken the link.
     pub fn goes_dark_at(&self, now: SimTime) -> bool {
         self.outages.next_start() == Some(now)
+            || self.rate_switching.as_ref().is_some_and(|r| r.timer_due() == Some(now))
     }
 
     /// Changes the rate of both directions at `now`.

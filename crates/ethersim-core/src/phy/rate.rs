@@ -162,6 +162,10 @@ pub struct RateSwitching {
     current: usize,
     /// Carrying at `current` since this instant (the end of the last switch).
     since: SimTime,
+    /// The stretch at the previous rate that the last switch ended: (rate index, from,
+    /// until). Its end may lie after the request (frames on the wire finish first), so
+    /// it is added to `time_at` only once it is certainly over (at the next switch).
+    before_switch: Option<(usize, SimTime, SimTime)>,
     dark_until: SimTime,
     time_at: Vec<Duration>,
     switches: u64,
@@ -181,6 +185,7 @@ impl RateSwitching {
             timer: Timer::default(),
             current: initial,
             since: SimTime::ZERO,
+            before_switch: None,
             dark_until: SimTime::ZERO,
             time_at: vec![Duration::ZERO; n],
             switches: 0,
@@ -229,7 +234,10 @@ impl RateSwitching {
         debug_assert!(!self.is_switching(now) && target != self.current);
         let dark_from = wire_clear.max(now);
         let dark_until = dark_from + self.switch_time;
-        self.time_at[self.current] = self.time_at[self.current] + dark_from.saturating_since(self.since);
+        if let Some((i, from, until)) = self.before_switch.take() {
+            self.time_at[i] = self.time_at[i] + until.saturating_since(from);
+        }
+        self.before_switch = Some((self.current, self.since, dark_from));
         self.current = target;
         self.since = dark_until;
         self.dark_until = dark_until;
@@ -258,8 +266,16 @@ impl RateSwitching {
     /// Time carrying frames at each rate within `[0, end]`, in the order of [`Self::rates`].
     pub fn time_at_rates(&self, end: SimTime) -> Vec<Duration> {
         let mut t = self.time_at.clone();
+        if let Some((i, from, until)) = self.before_switch {
+            t[i] = t[i] + until.min(end).saturating_since(from);
+        }
         t[self.current] = t[self.current] + end.saturating_since(self.since);
         t
+    }
+
+    /// When the policy's timer is due, if it is armed.
+    pub fn timer_due(&self) -> Option<SimTime> {
+        self.timer.deadline()
     }
 }
 
@@ -312,5 +328,8 @@ mod tests {
         assert_eq!(at, vec![Duration(1050), Duration(5000 - 1150)]);
         assert_eq!(at.iter().map(|d| d.as_ps()).sum::<u64>() + r.dark_time(end).as_ps(), 5000);
         assert_eq!(r.switches(), 1);
+        // A run that ends while the frames on the wire still finish at the old rate.
+        assert_eq!(r.time_at_rates(SimTime(1020)), vec![Duration(1020), Duration(0)]);
+        assert_eq!(r.dark_time(SimTime(1020)), Duration(0));
     }
 }

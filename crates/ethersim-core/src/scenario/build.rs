@@ -424,14 +424,40 @@ fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()>
             return Err(ScenarioError::at(
                 format!("{path}.pause"),
                 format!(
-                    "{} does not fit a PAUSE frame; expected more than 0 s and at most 65535 quanta                      of 512 bit times ({} at this link's {})",
+                    "{} does not fit a PAUSE frame; expected more than 0 s and at most 65535 quanta \
+                     of 512 bit times ({} at this link's {})",
                     g.pause.0,
                     mac_control::quanta_duration(mac_control::MAX_QUANTA, rate),
                     rate
                 ),
             ));
         }
-        // A generator needs no end of its own: the run ends when the applications do.
+        let line = mac_control::frame_time(rate);
+        if g.every.0 < line {
+            return Err(ScenarioError::at(
+                format!("{path}.every"),
+                format!(
+                    "{} is shorter than one PAUSE frame's line time ({line} at {rate}); expected \
+                     at least that",
+                    g.every.0
+                ),
+            ));
+        }
+        // A generator needs no end of its own, the run ends when the applications do,
+        // unless its pauses never lapse: then they never do.
+        let length =
+            mac_control::quanta_duration(mac_control::quanta_for(g.pause.0, rate).unwrap_or(0), rate);
+        let endless = g.stop.is_none() && g.count.is_none() && s.duration.is_none() && s.max_events.is_none();
+        if length >= g.every.0 && endless {
+            return Err(ScenarioError::at(
+                path,
+                format!(
+                    "pauses of {length} every {} hold the partner paused for good, so the run \
+                     would never end; give `stop` or `count`, or the scenario a `duration`",
+                    g.every.0
+                ),
+            ));
+        }
         if g.count == Some(0) {
             return Err(ScenarioError::at(format!("{path}.count"), "must be at least 1"));
         }
@@ -500,7 +526,9 @@ fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Resu
                     return Err(ScenarioError::at(
                         format!("{path}.high_water"),
                         format!(
-                            "the port buffer ({buffer} B) leaves no room above one maximum frame for                              the {headroom} B of headroom PAUSE needs; give high_water or a larger                              port_buffer"
+                            "the port buffer ({buffer} B) leaves no room above one maximum frame for \
+                             the {headroom} B of headroom PAUSE needs; give high_water or a larger \
+                             port_buffer"
                         ),
                     ));
                 }

@@ -55,6 +55,11 @@ impl PacketPool {
         &self.slots[r.0 as usize]
     }
 
+    /// The packet behind `r`, to change.
+    pub fn get_mut(&mut self, r: PacketRef) -> &mut Packet {
+        &mut self.slots[r.0 as usize]
+    }
+
     /// Releases `r`'s slot and returns its packet. The handle must not be used again.
     pub fn remove(&mut self, r: PacketRef) -> Packet {
         self.free.push(r.0);

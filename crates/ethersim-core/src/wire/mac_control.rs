@@ -51,6 +51,11 @@ pub fn quanta_duration(quanta: u16, rate: BitRate) -> Duration {
     rate.time_to_send(Bytes(u64::from(quanta) * QUANTUM_BITS / 8))
 }
 
+/// The line time of one PAUSE frame at `rate`: the frame, its preamble and its gap.
+pub fn frame_time(rate: BitRate) -> Duration {
+    rate.time_to_send(Bytes(u64::from(PAUSE_FRAME_LEN)) + super::ethernet::WIRE_OVERHEAD)
+}
+
 /// The fewest quanta that pause for at least `pause` at `rate`, if a PAUSE frame can
 /// carry that many.
 pub fn quanta_for(pause: Duration, rate: BitRate) -> Option<u16> {

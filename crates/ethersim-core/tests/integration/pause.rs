@@ -8,6 +8,7 @@
 
 use crate::common::{data_starts, log, logged, simulation};
 use ethersim_core::ids::PortId;
+use ethersim_core::phy::{Closer, FrameClass};
 use ethersim_core::sim::{PortSeries, Simulation, Subscriber, TraceRecord};
 use ethersim_core::time::{BitRate, Bytes, Duration, SimTime};
 use ethersim_core::wire::mac_control;
@@ -294,16 +295,121 @@ from = "b1"
 to = "a2"
 size = "3 MB"
 "#;
-    let mut sim = simulation(text);
+    let mut sim = logged(text);
     sim.run();
     let net = sim.network();
     for f in &net.flows {
         assert_eq!(f.forward().packets_received, f.forward().packets_sent, "{}", f.name);
         assert!(f.completed_at.is_some());
     }
+    // What keeps it moving: PAUSE frames leave ports that are themselves paused. Count the
+    // control frames each inter-switch port started while PAUSE held its data.
+    let mut paused_until = [SimTime::ZERO; 10];
+    let mut sent_while_paused = [0u32; 10];
+    for (t, r) in &log(&sim).records {
+        match *r {
+            TraceRecord::Gate { port, closer: Closer::Pause, until } => paused_until[port.index()] = until,
+            TraceRecord::TxStarted { port, class: FrameClass::Control, .. }
+                if paused_until[port.index()] > *t =>
+            {
+                sent_while_paused[port.index()] += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(sent_while_paused[4] > 0 && sent_while_paused[5] > 0, "{sent_while_paused:?}");
     assert!(net.ports.iter().all(|p| p.stats().drops == 0));
     // Each switch paused the other: the inter-switch ports (4: s1->s2, 5: s2->s1) were paused.
     assert!(net.ports[4].pause.rx.received > 0 && net.ports[5].pause.rx.received > 0);
     assert!(net.ports[4].pause.rx.paused_time(SimTime::NEVER) > Duration::ZERO);
     assert!(net.ports[5].pause.rx.paused_time(SimTime::NEVER) > Duration::ZERO);
+}
+
+#[test]
+fn an_input_held_by_two_congested_outputs_is_released_only_when_both_drain() {
+    // `a` (10 Gb/s, ignoring PAUSE so that it keeps both outputs congested) sends to `b`
+    // and `c` (1 Gb/s each) through one switch; both outputs reach the high-water mark
+    // and hold `a`. The flow to `b` is short: its output drains long before the one to
+    // `c`. No XON may leave until the output to `c` has drained too.
+    let text = r#"
+[[hosts]]
+name = "a"
+pause = { honour = false }
+[[hosts]]
+name = "b"
+[[hosts]]
+name = "c"
+[[switches]]
+name = "s"
+port_buffer = { bytes = "40000 B" }
+pause = { send = true, high_water = "20000 B", low_water = "10000 B" }
+[[links]]
+between = ["a", "s"]
+rate = "10 Gb/s"
+[[links]]
+between = ["s", "b"]
+rate = "1 Gb/s"
+[[links]]
+between = ["s", "c"]
+rate = "1 Gb/s"
+[[apps]]
+kind = "udp_file"
+from = "a"
+to = "b"
+size = "44160 B"
+[[apps]]
+kind = "udp_file"
+from = "a"
+to = "c"
+size = "2944000 B"
+"#;
+    let mut sim = logged(text);
+    let limits = ethersim_core::stats::SeriesLimits::points(1 << 20);
+    // Ports: a->s 0, s->a 1, s->b 2, b->s 3, s->c 4, c->s 5.
+    for port in [2, 4] {
+        sim.network_mut().trace.subscribe(Subscriber::Series(PortSeries::new(PortId(port), limits)));
+    }
+    sim.run();
+    let net = sim.network();
+    let series = |k: usize| {
+        let Subscriber::Series(s) = &net.trace.subscribers()[k] else { unreachable!() };
+        s.settled(SimTime::NEVER).queue_bytes.points
+    };
+    let (to_b, to_c) = (series(1), series(2));
+    let level = |points: &[(SimTime, u64)], t: u64| {
+        points.iter().take_while(|(at, _)| at.as_ps() <= t).last().map_or(0, |p| p.1)
+    };
+    let pauses = pauses_received(&sim, PortId(0));
+    assert!(pauses[0].1 > 0 && (level(&to_b, pauses[0].0) >= 20_000 || level(&to_c, pauses[0].0) >= 20_000));
+    // Both outputs went above the high-water mark while `a` kept sending.
+    assert!(to_b.iter().any(|&(_, v)| v >= 20_000) && to_c.iter().any(|&(_, v)| v >= 20_000));
+    let xons: Vec<u64> = pauses.iter().filter(|(_, q)| *q == 0).map(|(t, _)| *t).collect();
+    assert_eq!(xons.len(), 1, "{pauses:?}");
+    // The output to `b` drained first, long before the XON; the XON left when the
+    // output to `c` reached its low-water mark (the frame takes 57.6 ns to reach `a`).
+    let b_drained = to_b.iter().find(|&&(at, v)| at.as_ps() > pauses[0].0 && v <= 10_000).unwrap().0;
+    let sent = xons[0] - BitRate::gbps(10).time_to_send(Bytes(72)).as_ps();
+    assert!(b_drained.as_ps() + 1_000 * US < sent, "b drained at {b_drained}, XON at {sent}");
+    // (Departures are seen as frames start: within one frame time of the crossing.)
+    let frame = BitRate::gbps(1).time_to_send(Bytes(1538)).as_ps();
+    assert!(level(&to_c, sent) <= 10_000 && level(&to_c, sent - frame) > 10_000);
+}
+
+#[test]
+fn a_pause_of_a_few_quanta_does_not_pile_up_frames_or_starve_data() {
+    // Half of 1 quantum (25.6 ns at 10 Gb/s) is shorter than a PAUSE frame's line time
+    // (67.2 ns): refreshes come no faster than frames can leave, and a waiting frame
+    // carries the newest request.
+    let text = threshold_scenario(true, 2000 * 1472, "")
+        .replace("low_water = \"10000 B\" }", "low_water = \"10000 B\", quanta = 1 }");
+    let mut sim = simulation(&text);
+    sim.run();
+    let net = sim.network();
+    let s_to_a = &net.ports[1];
+    assert!(s_to_a.pause.rx.sent > 1000);
+    assert!(s_to_a.pause.rx.sent <= s_to_a.stats().control_sent + 1, "no backlog of PAUSE frames");
+    // A pause this short barely holds `a`: its data still flows (and the buffer overflows).
+    assert_eq!(net.ports[0].stats().frames_sent, 2000, "data is not starved");
+    let f = net.flows[0].forward();
+    assert_eq!(f.packets_received + net.ports[2].stats().drops, 2000);
 }

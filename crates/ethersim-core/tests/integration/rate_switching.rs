@@ -70,6 +70,27 @@ fn a_frame_waiting_for_a_switch_starts_when_the_link_comes_back_at_the_new_rate(
 }
 
 #[test]
+fn a_frame_due_at_the_instant_of_a_scheduled_switch_waits_for_it() {
+    // Whatever the order of the events at 100 us, the switch requested then comes first.
+    let mut sim = logged(&scheduled(&[100]));
+    sim.run();
+    assert_eq!(data_starts(&sim, PortId(0)), vec![110 * US]);
+}
+
+#[test]
+fn time_at_each_rate_stops_at_the_end_of_a_run_cut_short_by_a_switch() {
+    // The run ends at 105 us, while the frame started at 99 us still finishes at 1 Gb/s.
+    let text = format!("duration = \"105 us\"\n{}", scheduled(&[99]));
+    let mut sim = logged(&text);
+    sim.run();
+    let summary = sim.summary("x", 1);
+    let link = &summary.links[0];
+    assert!((link.time_at_rate_s[0] - 105e-6).abs() < 1e-15, "{:?}", link.time_at_rate_s);
+    assert_eq!((link.time_at_rate_s[1], link.switching_s), (0.0, 0.0));
+    assert!((summary.ports[0].mean_rate_bps - 1e9).abs() < 1e-3, "still 1 Gb/s until it goes dark");
+}
+
+#[test]
 fn a_switch_requested_on_an_idle_link_darkens_it_at_once() {
     let mut sim = logged(&scheduled(&[101]));
     sim.run();

@@ -47,7 +47,15 @@ impl Network {
 
     /// Sends a PAUSE frame asking for `quanta` (0: resume) out of `port` to its link
     /// partner, ahead of any queued data.
+    /// A PAUSE still waiting in the port's control slot is updated to the new pause time
+    /// instead: a MAC sends the current request, not a backlog of them (and a port asked
+    /// to pause faster than it can send PAUSE frames does not pile them up).
     pub fn send_pause(&mut self, sched: &mut Scheduler<Event>, port: PortId, quanta: u16) {
+        let waiting = self.ports[port.index()].waiting_control();
+        if let Some(r) = waiting.filter(|&r| mac_control::pause_quanta(self.packets.get(r)).is_some()) {
+            self.packets.get_mut(r).seq = u64::from(quanta);
+            return;
+        }
         self.ports[port.index()].pause.rx.sent += 1;
         let p = &self.ports[port.index()];
         let (src, dst) = (p.node, self.ports[p.peer.index()].node);
@@ -107,8 +115,10 @@ impl Network {
     /// XOFF while over threshold).
     fn arm_pause_refresh(&mut self, sched: &mut Scheduler<Event>, input: PortId) {
         let quanta = self.ports[input.index()].pause.hold.quanta;
-        let half = Duration(mac_control::quanta_duration(quanta, self.tx_rate(input)).as_ps() / 2);
-        let at = sched.now() + half.max(Duration(1));
+        let rate = self.tx_rate(input);
+        let half = Duration(mac_control::quanta_duration(quanta, rate).as_ps() / 2);
+        // Never sooner than a PAUSE frame takes on the wire (a pause of a few quanta).
+        let at = sched.now() + half.max(mac_control::frame_time(rate));
         let timer = &mut self.ports[input.index()].pause.hold.refresh;
         sched.arm(timer, at, |generation| Event::PauseRefresh { port: input, generation });
     }

@@ -27,7 +27,7 @@ impl Network {
         let sw = rs.begin(now, target, wire_clear);
         // Frames on the wire keep the timing they started with.
         for d in &mut l.dirs {
-            d.set_rate(now, sw.rate);
+            d.set_rate_from(now, sw.dark_until, sw.rate);
         }
         self.trace.emit(now, || TraceRecord::LinkDark { link, until: sw.dark_until });
         for port in ends {
@@ -101,5 +101,10 @@ impl Network {
             self.switch_rate(sched, link, target);
         }
         self.arm_rate_timer(sched, link);
+        // Frames that were due now waited for this event (`Link::goes_dark_at`); if the
+        // link did not go dark, they start.
+        for port in [a, b] {
+            self.try_start(sched, port);
+        }
     }
 }
