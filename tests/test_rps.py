@@ -13,11 +13,10 @@ from pathlib import Path
 import ethersim
 import pandas as pd
 import pytest
-from click.testing import Result
 from ethersim.cli import app
 from ethersim.models import burst_loss
 from ethersim.studies import rps
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 runner = CliRunner()
 
