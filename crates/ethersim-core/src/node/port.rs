@@ -254,6 +254,16 @@ impl Port {
         Some(CutOff { tx: w.tx, class: w.class })
     }
 
+    /// Frames waiting to be sent (data and MAC control; not one on the wire).
+    pub fn waiting(&self) -> usize {
+        self.queue.len() + self.control.len()
+    }
+
+    /// Whether a transmission (frame or its gap) is under way at `now`.
+    pub fn busy_at(&self, now: SimTime) -> bool {
+        self.on_wire.is_some_and(|w| w.wire_free > now)
+    }
+
     /// The newest MAC control frame waiting to be sent (not one on the wire), if any.
     pub fn waiting_control(&self) -> Option<PacketRef> {
         self.control.back().map(|q| q.pkt)

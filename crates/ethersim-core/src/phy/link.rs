@@ -268,6 +268,8 @@ pub struct Link {
     pub loss: Option<Box<super::LossModel>>,
     /// Link-rate switching, if the link has several rates (boxed: most links do not).
     pub rate_switching: Option<Box<super::RateSwitching>>,
+    /// Energy Efficient Ethernet, if the link's PHYs have Low Power Idle.
+    pub eee: Option<Box<super::LinkEee>>,
 }
 
 impl Link {
@@ -285,6 +287,7 @@ impl Link {
             outages,
             loss: None,
             rate_switching: None,
+            eee: None,
         }
     }
 

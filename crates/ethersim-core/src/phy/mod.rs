@@ -6,11 +6,16 @@
 pub mod gate;
 pub mod link;
 pub mod loss;
+pub mod lpi;
 pub mod outage;
 pub mod rate;
 
 pub use gate::{Closer, FrameClass, GateState, TxGate};
 pub use link::{Arrived, Channel, Direction, Link, Sent, TxId, TxTiming};
 pub use loss::{LossModel, ScriptedLoss};
+pub use lpi::{
+    Coalescing, IdleTimeout, Immediate, LinkEee, Lpi, LpiPolicy, LpiPolicyKind, LpiProfile, LpiState,
+    LpiTotals, LpiUnit, Pending, When,
+};
 pub use outage::{Outage, OutageSchedule};
 pub use rate::{AlrPolicy, LinkView, RatePolicy, RatePolicyKind, RateSwitch, RateSwitching, ScheduledRates};

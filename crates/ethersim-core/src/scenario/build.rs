@@ -12,8 +12,8 @@ use crate::node::{
     Host, HostConfig, PauseReceiver, PeriodicPause, Port, QueueLimits, Switch, ThresholdPause,
 };
 use crate::phy::{
-    AlrPolicy, Link, LossModel, Outage, OutageSchedule, RatePolicyKind, RateSwitching, ScheduledRates,
-    ScriptedLoss,
+    AlrPolicy, Coalescing, IdleTimeout, Immediate, Link, LinkEee, LossModel, Lpi, LpiPolicyKind, LpiProfile,
+    LpiUnit, Outage, OutageSchedule, Pending, RatePolicyKind, RateSwitching, ScheduledRates, ScriptedLoss,
 };
 use crate::sim::{Flow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::stats::SeriesLimits;
@@ -23,8 +23,9 @@ use crate::wire::{ethernet, icmp, mac_control, tcp, udp, Role as End};
 
 use super::error::ScenarioError;
 use super::schema::{
-    AppSpec, BufferSpec, FlowDirection, HostSpec, LinkSpec, LossSpec, PingSpec, RatePolicySpec,
-    RateSwitchingSpec, Scenario, SourceSpec, TcpBulkSpec, TcpSpec, UdpFileSpec,
+    AppSpec, BufferSpec, EeeSpec, EmptySpec, FlowDirection, HostSpec, LinkSpec, LossSpec, LpiPolicySpec,
+    PhyType, PingSpec, RatePolicySpec, RateSwitchingSpec, Scenario, SourceSpec, TcpBulkSpec, TcpSpec,
+    UdpFileSpec,
 };
 use super::topology::{Role, Topology};
 
@@ -89,7 +90,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let mut ports = ports(s, &topo)?;
     flow_control(s, &topo, &mut ports)?;
     for l in &links {
-        if l.rate_switching.as_ref().is_some_and(|r| r.policy.watches_queues()) {
+        if l.eee.is_some() || l.rate_switching.as_ref().is_some_and(|r| r.policy.watches_queues()) {
             for p in l.ends {
                 ports[p.index()].hooks = true;
             }
@@ -97,7 +98,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
     }
     let nodes = nodes(s, &topo)?;
     let (mut endpoints, flows) = apps(s, &topo)?;
-    let trace = trace(s, &topo, &mut endpoints, &flows)?;
+    let trace = trace(s, &topo, &mut endpoints, &flows, &mut links)?;
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
     network.trace = trace;
@@ -132,6 +133,9 @@ fn links(s: &Scenario) -> Result<Vec<Link>> {
             let ends = [PortId(2 * i as u32), PortId(2 * i as u32 + 1)];
             let outages = outages(spec, i)?;
             let mut link = Link::point_to_point(ends, spec.rate.0, spec.delay.0, outages);
+            if let Some(eee) = &spec.eee {
+                link.eee = Some(Box::new(link_eee(spec, eee, &format!("links[{i}].eee"))?));
+            }
             if let Some(rs) = &spec.rate_switching {
                 link.rate_switching =
                     Some(Box::new(rate_switching(spec, rs, &format!("links[{i}].rate_switching"))?));
@@ -139,6 +143,101 @@ fn links(s: &Scenario) -> Result<Vec<Link>> {
             Ok(link)
         })
         .collect()
+}
+
+/// A link's Low Power Idle PHYs, each setting checked.
+fn link_eee(link: &LinkSpec, spec: &EeeSpec, path: &str) -> Result<LinkEee> {
+    let mut profile = match spec.phy {
+        PhyType::Base100Tx => LpiProfile::base_100_tx(),
+        PhyType::Base1000T => LpiProfile::base_1000_t(),
+        PhyType::Base10GT => LpiProfile::base_10g_t(),
+    };
+    for (key, value, field) in [
+        ("ts", spec.ts, &mut profile.ts),
+        ("tw", spec.tw, &mut profile.tw),
+        ("tq", spec.tq, &mut profile.tq),
+        ("tr", spec.tr, &mut profile.tr),
+    ] {
+        if let Some(v) = value {
+            if key == "tq" && v.0 == Duration::ZERO {
+                return Err(ScenarioError::at(format!("{path}.tq"), "must be greater than 0 s"));
+            }
+            *field = v.0;
+        }
+    }
+    for (key, value, field) in [
+        ("active_power_w", spec.active_power_w, &mut profile.active_w),
+        ("quiet_fraction", spec.quiet_fraction, &mut profile.quiet_fraction),
+    ] {
+        if let Some(v) = value {
+            if !v.is_finite() || v < 0.0 || (key == "quiet_fraction" && v > 1.0) {
+                let range =
+                    if key == "quiet_fraction" { "0 to 1" } else { "a finite number of watts, 0 or more" };
+                return Err(ScenarioError::at(
+                    format!("{path}.{key}"),
+                    format!("{v} is out of range; expected {range}"),
+                ));
+            }
+            *field = v;
+        }
+    }
+    let end_of = |name: &str, key: &str| -> Result<usize> {
+        link.between.iter().position(|n| n == name).ok_or_else(|| {
+            ScenarioError::at(
+                format!("{path}.{key}.{name}"),
+                format!(
+                    "{name:?} is not an end of this link; expected {:?} or {:?}",
+                    link.between[0], link.between[1]
+                ),
+            )
+        })
+    };
+    let mut tw_ends = [profile.tw; 2];
+    for (name, tw) in &spec.wake_time {
+        tw_ends[end_of(name, "wake_time")?] = tw.0;
+    }
+    let profile = profile.agree(tw_ends);
+    let symmetric = spec.symmetric.unwrap_or(spec.phy == PhyType::Base1000T);
+    if symmetric && !spec.port_policies.is_empty() {
+        return Err(ScenarioError::at(
+            format!("{path}.port_policies"),
+            "a symmetric link has one policy for both directions; use `policy` (or `symmetric = false`)",
+        ));
+    }
+    let default = spec.policy.clone().unwrap_or(LpiPolicySpec::Immediate(EmptySpec {}));
+    let mut policies = [default.clone(), default];
+    for (name, p) in &spec.port_policies {
+        policies[end_of(name, "port_policies")?] = p.clone();
+    }
+    let units = if symmetric { 1 } else { 2 };
+    let mut out = Vec::with_capacity(units);
+    for (end, p) in policies.iter().take(units).enumerate() {
+        let key = if spec.port_policies.contains_key(&link.between[end]) {
+            format!("{path}.port_policies.{}", link.between[end])
+        } else {
+            format!("{path}.policy")
+        };
+        out.push(LpiUnit {
+            lpi: Lpi::new(profile, spec.abort_sleep),
+            policy: lpi_policy(p, &key)?,
+            timer: crate::engine::Timer::default(),
+            pending: Pending::None,
+        });
+    }
+    Ok(LinkEee { units: out })
+}
+
+fn lpi_policy(spec: &LpiPolicySpec, path: &str) -> Result<LpiPolicyKind> {
+    Ok(match spec {
+        LpiPolicySpec::Immediate(_) => LpiPolicyKind::Immediate(Immediate),
+        LpiPolicySpec::Timeout(t) => LpiPolicyKind::Timeout(IdleTimeout { timeout: t.timeout.0 }),
+        LpiPolicySpec::Coalescing(c) => {
+            if c.frames == 0 {
+                return Err(ScenarioError::at(format!("{path}.frames"), "must be at least 1"));
+            }
+            LpiPolicyKind::Coalescing(Coalescing::new(c.frames as usize, c.timer.0))
+        }
+    })
 }
 
 /// A link's rates (slowest first) and policy, each checked.
@@ -220,7 +319,13 @@ fn flow_named(flows: &[Flow], name: &str, path: &str) -> Result<FlowId> {
 
 /// The time series the scenario asks for: port series subscribe to the trace path; a
 /// TCP application's sender keeps its own.
-fn trace(s: &Scenario, topo: &Topology, endpoints: &mut [Endpoint], flows: &[Flow]) -> Result<Trace> {
+fn trace(
+    s: &Scenario,
+    topo: &Topology,
+    endpoints: &mut [Endpoint],
+    flows: &[Flow],
+    links: &mut [Link],
+) -> Result<Trace> {
     let mut trace = Trace::default();
     for (i, spec) in s.series.iter().enumerate() {
         if spec.max_points == 0 {
@@ -239,6 +344,11 @@ fn trace(s: &Scenario, topo: &Topology, endpoints: &mut [Endpoint], flows: &[Flo
             (Some(port), None) => {
                 let port = topo.port_named(port, &format!("series[{i}].port"))?;
                 trace.subscribe(Subscriber::Series(PortSeries::new(port, limits)));
+                let (link, end) = (port.index() / 2, port.index() % 2);
+                if let Some(eee) = links[link].eee.as_deref_mut() {
+                    let u = eee.unit_of(end);
+                    eee.units[u].lpi.record_series(limits);
+                }
             }
             (None, Some(app)) => {
                 let path = format!("series[{i}].app");

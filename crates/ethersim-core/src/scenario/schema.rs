@@ -239,11 +239,112 @@ pub struct LinkSpec {
     /// Frame loss on the link: random, scripted, or both. Default none.
     #[serde(default)]
     pub loss: Option<LossSpec>,
+    /// Energy Efficient Ethernet (802.3az Low Power Idle) on the link's PHYs. Default
+    /// none: the PHYs never sleep.
+    #[serde(default)]
+    pub eee: Option<EeeSpec>,
     /// Link-rate switching (Rapid PHY Selection, Adaptive Link Rate): the rates the link
     /// can run at, the time it is dark at each change, and the policy that decides.
     /// `rate` is the initial rate. Default none: the link keeps `rate`.
     #[serde(default)]
     pub rate_switching: Option<RateSwitchingSpec>,
+}
+
+/// The PHY types with Low Power Idle profiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum PhyType {
+    /// 100 Mb/s over twisted pair.
+    #[serde(rename = "100BASE-TX")]
+    Base100Tx,
+    /// 1 Gb/s over twisted pair: both directions sleep and wake together.
+    #[serde(rename = "1000BASE-T")]
+    Base1000T,
+    /// 10 Gb/s over twisted pair.
+    #[serde(rename = "10GBASE-T")]
+    Base10GT,
+}
+
+/// Low Power Idle on a link. Timing and power come from the PHY type's profile (see
+/// docs/eee.md); every value can be overridden.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EeeSpec {
+    /// The PHY type.
+    pub phy: PhyType,
+    /// Both directions sleep and wake together (as 1000BASE-T requires). Default: true
+    /// for 1000BASE-T, false otherwise.
+    #[serde(default)]
+    pub symmetric: Option<bool>,
+    /// When to sleep and wake: for both ends, or for the link in the symmetric mode.
+    /// Default `{ kind = "immediate" }`.
+    #[serde(default)]
+    pub policy: Option<LpiPolicySpec>,
+    /// A different policy for the transmitter of one end, by node name (not in the
+    /// symmetric mode).
+    #[serde(default)]
+    pub port_policies: std::collections::BTreeMap<String, LpiPolicySpec>,
+    /// A frame that arrives while the PHY goes to sleep aborts the sleep (true) or waits
+    /// for it to finish (false). Default false.
+    #[serde(default)]
+    pub abort_sleep: bool,
+    /// The wake time each end asks for, by node name; the link uses the larger of its
+    /// two ends' (802.3az's data-link-layer agreement). Default: the profile's Tw.
+    #[serde(default)]
+    pub wake_time: std::collections::BTreeMap<String, DurationSpec>,
+    /// Time to go to sleep. Default: the profile's.
+    #[serde(default)]
+    pub ts: Option<DurationSpec>,
+    /// Time to wake. Default: the profile's.
+    #[serde(default)]
+    pub tw: Option<DurationSpec>,
+    /// Quiet time between refreshes. Default: the profile's.
+    #[serde(default)]
+    pub tq: Option<DurationSpec>,
+    /// Refresh time. Default: the profile's.
+    #[serde(default)]
+    pub tr: Option<DurationSpec>,
+    /// Power of one direction's PHY while Active, W. Default: the profile's.
+    #[serde(default)]
+    pub active_power_w: Option<f64>,
+    /// Power while Quiet as a fraction of Active power. Default 0.1.
+    #[serde(default)]
+    pub quiet_fraction: Option<f64>,
+}
+
+/// When an LPI PHY sleeps and wakes.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LpiPolicySpec {
+    /// Sleep as soon as the transmitter is idle; wake for the first frame.
+    Immediate(EmptySpec),
+    /// Sleep after `timeout` of idle; wake for the first frame.
+    Timeout(TimeoutSpec),
+    /// Sleep as soon as idle; hold frames until `frames` wait or `timer` has passed since
+    /// the first, then wake and send the burst.
+    Coalescing(CoalescingSpec),
+}
+
+/// No settings.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmptySpec {}
+
+/// The idle-timeout policy's setting.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimeoutSpec {
+    /// Idle time before sleeping.
+    pub timeout: DurationSpec,
+}
+
+/// The coalescing policy's settings.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CoalescingSpec {
+    /// Frames that wake the PHY at once.
+    pub frames: u32,
+    /// The longest the first held frame waits before the PHY starts waking.
+    pub timer: DurationSpec,
 }
 
 /// A link with several rates. At a change no new frame starts; the frames on the wire

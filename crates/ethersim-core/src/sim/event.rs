@@ -72,6 +72,15 @@ pub enum Event {
         /// The timer event this is.
         generation: Generation,
     },
+    /// An LPI PHY's policy timer (`handlers/lpi.rs`).
+    LpiTimer {
+        /// The link.
+        link: LinkId,
+        /// The PHY: a direction, or 0 for both in the symmetric mode.
+        unit: u8,
+        /// The timer event this is.
+        generation: Generation,
+    },
     /// A link's next scheduled outage begins (`handlers/link.rs`).
     OutageStart {
         /// The link.

@@ -90,7 +90,20 @@ impl Network {
             }
         }
         for i in 0..self.links.len() {
-            self.arm_rate_timer(sched, crate::ids::LinkId(i as u32));
+            let link = crate::ids::LinkId(i as u32);
+            self.arm_rate_timer(sched, link);
+            // An LPI PHY idle from the start asks its policy when to sleep, at the start.
+            if let Some(eee) = self.links[i].eee.as_deref_mut() {
+                for (u, unit) in eee.units.iter_mut().enumerate() {
+                    unit.pending = crate::phy::Pending::Idle;
+                    let unit_id = u as u8;
+                    sched.arm(&mut unit.timer, SimTime::ZERO, |generation| Event::LpiTimer {
+                        link,
+                        unit: unit_id,
+                        generation,
+                    });
+                }
+            }
         }
         for (i, p) in self.ports.iter().enumerate() {
             if let Some(g) = p.pause.periodic {
@@ -175,6 +188,9 @@ impl Model for Network {
             Event::PauseRefresh { port, generation } => self.on_pause_refresh(sched, port, generation),
             Event::PauseTick { port } => self.on_pause_tick(sched, port),
             Event::RateTimer { link, generation } => self.on_rate_timer(sched, link, generation),
+            Event::LpiTimer { link, unit, generation } => {
+                self.on_lpi_timer(sched, link, usize::from(unit), generation);
+            }
         }
     }
 

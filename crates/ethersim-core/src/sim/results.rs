@@ -102,6 +102,29 @@ pub struct PortResult {
     pub pause_received: u64,
     /// Time its data transmissions were paused by PAUSE, s.
     pub paused_s: f64,
+    /// Whether the port's PHY has Low Power Idle (802.3az); the `lpi_` and energy fields
+    /// are `null` otherwise.
+    pub eee: bool,
+    /// Time the PHY was Active, s.
+    pub lpi_active_s: Option<f64>,
+    /// Time going to sleep, s.
+    pub lpi_sleep_s: Option<f64>,
+    /// Time quiet (asleep between refreshes), s.
+    pub lpi_quiet_s: Option<f64>,
+    /// Time refreshing while asleep, s.
+    pub lpi_refresh_s: Option<f64>,
+    /// Time waking, s.
+    pub lpi_wake_s: Option<f64>,
+    /// Sleeps begun.
+    pub lpi_sleeps: Option<u64>,
+    /// Wakes begun.
+    pub lpi_wakes: Option<u64>,
+    /// Energy of this direction's PHY over the run, J.
+    pub energy_j: Option<f64>,
+    /// Energy the same PHY uses with EEE off (Active power throughout), J.
+    pub energy_eee_off_j: Option<f64>,
+    /// Energy saved against EEE off, percent.
+    pub energy_saved_percent: Option<f64>,
     /// Frames dropped at this port's queue.
     pub drops: u64,
     /// Bytes dropped at this port's queue.
@@ -160,8 +183,8 @@ pub struct HostResult {
 pub struct SeriesResult {
     /// The port, `node->peer`.
     pub port: String,
-    /// `queue_bytes`, `queue_frames`, `gate_open` or `pause_received` (PAUSE frames
-    /// received so far).
+    /// `queue_bytes`, `queue_frames`, `gate_open`, `pause_received` (PAUSE frames
+    /// received so far) or `lpi_state` (0 active, 1 sleep, 2 quiet, 3 wake).
     pub quantity: &'static str,
     /// Instants of the changes, ps.
     pub t_ps: Vec<u64>,
@@ -273,7 +296,13 @@ fn port_results(net: &Network, end: SimTime) -> Vec<PortResult> {
             let s = p.stats();
             let q = p.queue();
             let (bytes, frames) = (q.bytes_level(end), q.frames_level(end));
-            let dir = &net.links[p.link.index()].dirs[p.end];
+            let link = &net.links[p.link.index()];
+            let dir = &link.dirs[p.end];
+            let lpi = link.eee.as_ref().map(|e| &e.units[e.unit_of(p.end)].lpi);
+            let totals = lpi.map(|l| l.totals(end));
+            let secs = |k: usize| totals.map(|t| t.time[k].as_secs_f64());
+            let energy = lpi.map(|l| l.energy_j(end));
+            let off = lpi.map(|l| l.profile.active_w * end.as_secs_f64());
             PortResult {
                 node: net.names[p.node.index()].clone(),
                 peer: net.names[net.ports[p.peer.index()].node.index()].clone(),
@@ -289,6 +318,19 @@ fn port_results(net: &Network, end: SimTime) -> Vec<PortResult> {
                 pause_sent: p.pause.rx.sent,
                 pause_received: p.pause.rx.received,
                 paused_s: p.pause.rx.paused_time(end).as_secs_f64(),
+                eee: lpi.is_some(),
+                lpi_active_s: secs(0),
+                lpi_sleep_s: secs(1),
+                lpi_quiet_s: secs(2),
+                lpi_refresh_s: secs(3),
+                lpi_wake_s: secs(4),
+                lpi_sleeps: totals.map(|t| t.sleeps),
+                lpi_wakes: totals.map(|t| t.wakes),
+                energy_j: energy,
+                energy_eee_off_j: off,
+                energy_saved_percent: energy
+                    .zip(off)
+                    .map(|(e, o)| if o > 0.0 { 100.0 * (1.0 - e / o) } else { 0.0 }),
                 drops: s.drops,
                 dropped_bytes: s.dropped_bytes,
                 wire_losses: s.wire_losses,
@@ -308,6 +350,18 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
         let Subscriber::Series(series) = s else { continue };
         let series = series.settled(end);
         let port = net.port_name(series.port);
+        let p = &net.ports[series.port.index()];
+        let lpi =
+            net.links[p.link.index()].eee.as_ref().and_then(|e| e.units[e.unit_of(p.end)].lpi.series(end));
+        if let Some(s) = lpi {
+            out.push(SeriesResult {
+                port: port.clone(),
+                quantity: "lpi_state",
+                t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
+                value: s.points.iter().map(|p| p.1).collect(),
+                dropped_points: s.dropped_points,
+            });
+        }
         for (quantity, s) in [
             ("queue_bytes", &series.queue_bytes),
             ("queue_frames", &series.queue_frames),

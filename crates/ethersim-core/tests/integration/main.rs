@@ -7,6 +7,7 @@ mod buffer;
 mod common;
 mod delivery;
 mod determinism;
+mod eee;
 mod link_timing;
 mod outages;
 mod pause;

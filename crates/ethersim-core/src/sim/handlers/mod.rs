@@ -5,6 +5,7 @@
 mod endpoint;
 mod host;
 mod link;
+mod lpi;
 mod pause;
 mod port;
 mod rate;

@@ -45,6 +45,9 @@ impl Network {
         debug_assert_eq!(pkt.kind, PacketKind::Control);
         let frame = Queued { pkt: self.packets.insert(pkt), len: pkt.frame_len };
         self.ports[port.index()].enqueue_control(frame);
+        if self.links[self.ports[port.index()].link.index()].eee.is_some() {
+            self.lpi_on_enqueue(sched, port); // a sleeping PHY wakes for control frames too
+        }
         self.try_start(sched, port);
     }
 
@@ -200,6 +203,13 @@ impl Network {
         }
         if self.links[link.index()].rate_switching.is_some() {
             self.rate_queue_moment(sched, link);
+        }
+        if self.links[link.index()].eee.is_some() {
+            match moment {
+                QueueMoment::Enqueued => self.lpi_on_enqueue(sched, port),
+                QueueMoment::Empty => self.lpi_on_idle(sched, port),
+                QueueMoment::Dequeued => {}
+            }
         }
     }
 

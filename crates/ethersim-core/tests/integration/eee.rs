@@ -1,0 +1,161 @@
+//! Energy Efficient Ethernet against its rules and closed forms: an isolated frame after a
+//! long idle waits exactly Tw; one arriving during Sleep waits the rest of Ts and Tw (or Tw
+//! alone when sleep aborts); gaps shorter than the idle timeout never sleep; the
+//! symmetric mode wakes both directions; periodic traffic's time in each state and
+//! energy equal the renewal-reward closed form; Poisson traffic's time in LPI equals it
+//! within a confidence bound.
+
+#![allow(clippy::format_push_string)] // test scenarios are assembled as text
+
+use crate::common::{data_starts, logged, simulation};
+use ethersim_core::ids::PortId;
+use ethersim_core::sim::RunSummary;
+use ethersim_core::time::{BitRate, Bytes};
+
+const US: u64 = 1_000_000;
+
+/// Hosts `a` and `b` on one 1 Gb/s link with `eee` (a TOML inline table), 1 us of delay;
+/// `a` sends one maximum frame at each of `a_sends`, `b` at each of `b_sends` (us).
+fn pair(eee: &str, a_sends: &[u64], b_sends: &[u64]) -> String {
+    let mut text = format!(
+        "[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\nbetween = [\"a\", \"b\"]\n\
+         rate = \"1 Gb/s\"\ndelay = \"1 us\"\neee = {eee}\n"
+    );
+    for (from, to, sends) in [("a", "b", a_sends), ("b", "a", b_sends)] {
+        for (i, t) in sends.iter().enumerate() {
+            text.push_str(&format!(
+                "[[apps]]\nname = \"{from}{i}\"\nkind = \"constant_rate\"\nfrom = \"{from}\"\nto = \"{to}\"\n\
+                 rate = \"1 Mb/s\"\nstart = \"{t} us\"\ncount = 1\n"
+            ));
+        }
+    }
+    text
+}
+
+#[test]
+fn an_isolated_frame_after_a_long_idle_waits_exactly_tw() {
+    // The idle link slept at 0 (Ts 182 us); the frame at 1 ms wakes it for 16 us.
+    let mut sim = logged(&pair(r#"{ phy = "1000BASE-T" }"#, &[1000], &[]));
+    sim.run();
+    assert_eq!(data_starts(&sim, PortId(0)), vec![1016 * US]);
+}
+
+#[test]
+fn a_frame_during_sleep_waits_the_rest_of_ts_and_tw_or_tw_alone_when_sleep_aborts() {
+    let mut waits = logged(&pair(r#"{ phy = "1000BASE-T" }"#, &[100], &[]));
+    waits.run();
+    assert_eq!(data_starts(&waits, PortId(0)), vec![(182 + 16) * US]);
+    let mut aborts = logged(&pair(r#"{ phy = "1000BASE-T", abort_sleep = true }"#, &[100], &[]));
+    aborts.run();
+    assert_eq!(data_starts(&aborts, PortId(0)), vec![(100 + 16) * US]);
+}
+
+#[test]
+fn gaps_shorter_than_the_idle_timeout_never_sleep() {
+    let eee = r#"{ phy = "1000BASE-T", policy = { kind = "timeout", timeout = "1 ms" } }"#;
+    let sends: Vec<u64> = (0..20).map(|k| 500 * k).collect();
+    let mut sim = logged(&pair(eee, &sends, &[]));
+    sim.run();
+    let starts = data_starts(&sim, PortId(0));
+    assert_eq!(starts, sends.iter().map(|t| t * US).collect::<Vec<_>>(), "no frame waited");
+    let s = sim.summary("x", 1);
+    assert_eq!(s.ports[0].lpi_sleeps, Some(0));
+}
+
+#[test]
+fn the_symmetric_mode_wakes_both_directions_together() {
+    // `a` wakes the link at 1 ms; `b`'s frame at 1.005 ms finds it waking and starts with
+    // `a`'s at 1.016 ms. Each direction on its own, `b` wakes its own PHY at 1.005 ms.
+    let mut both = logged(&pair(r#"{ phy = "1000BASE-T" }"#, &[1000], &[1005]));
+    both.run();
+    assert_eq!(data_starts(&both, PortId(1)), vec![1016 * US]);
+    let mut apart = logged(&pair(r#"{ phy = "1000BASE-T", symmetric = false }"#, &[1000], &[1005]));
+    apart.run();
+    assert_eq!(data_starts(&apart, PortId(1)), vec![1021 * US]);
+}
+
+/// Picoseconds as seconds.
+fn s(ps: u64) -> f64 {
+    ps as f64 / 1e12
+}
+
+#[test]
+fn periodic_traffic_spends_the_closed_form_time_in_each_state() {
+    // 10GBASE-T (Ts 2.88, Tw 4.48, Tq 39.68, Tr 1.28 us), immediate policy, each
+    // direction apart: `a` sends a maximum frame every P = 200 us from S = 100 us, N of
+    // them. Per period (renewal-reward): Wake Tw, Active W (the
+    // frame and its gap), Sleep Ts, then Quiet with a refresh of Tr after every Tq.
+    let (n, p, start) = (50u64, 200 * US, 100 * US);
+    let text = format!(
+        "[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\n\
+         between = [\"a\", \"b\"]\nrate = \"10 Gb/s\"\neee = {{ phy = \"10GBASE-T\" }}\n[[apps]]\n\
+         kind = \"constant_rate\"\nfrom = \"a\"\nto = \"b\"\nrate = \"58.88 Mb/s\"\nstart = \"100 us\"\ncount = {n}\n"
+    );
+    let mut sim = simulation(&text);
+    sim.run();
+    let summary: RunSummary = sim.summary("x", 1);
+    let port = &summary.ports[0];
+    let (ts, tw, tq, tr) = (2_880_000u64, 4_480_000u64, 39_680_000u64, 1_280_000u64);
+    let w = BitRate::gbps(10).time_to_send(Bytes(8 + 1518 + 12)).as_ps();
+    let split = |d: u64| {
+        let (k, rest) = (d / (tq + tr), d % (tq + tr));
+        let refresh = k * tr + rest.saturating_sub(tq);
+        (d - refresh, refresh)
+    };
+    let (q_first, r_first) = split(start - ts); // asleep from 0 to the first frame
+    let (q_period, r_period) = split(p - tw - w - ts);
+    // The run ends when the last frame has arrived (its gap not yet over): the last
+    // period is a wake and the frame alone.
+    let end = summary.sim_time_ps;
+    let last = start + (n - 1) * p;
+    let expected = [
+        ("active", (n - 1) * w + (end - last - tw), port.lpi_active_s),
+        ("sleep", n * ts, port.lpi_sleep_s),
+        ("quiet", q_first + (n - 1) * q_period, port.lpi_quiet_s),
+        ("refresh", r_first + (n - 1) * r_period, port.lpi_refresh_s),
+        ("wake", n * tw, port.lpi_wake_s),
+    ];
+    for (name, ps, got) in expected {
+        let got = got.unwrap();
+        assert!((got - s(ps)).abs() < 1e-15, "{name}: {got} s against {} s", s(ps));
+    }
+    assert_eq!(end, last + tw + BitRate::gbps(10).time_to_send(Bytes(8 + 1518)).as_ps());
+    // Energy: Active power in every state but Quiet, a tenth of it in Quiet.
+    let quiet = s(q_first + (n - 1) * q_period);
+    let total = s(end);
+    let energy = 4.0 * (total - quiet) + 0.4 * quiet;
+    assert!((port.energy_j.unwrap() - energy).abs() < 1e-12);
+    assert!((port.energy_eee_off_j.unwrap() - 4.0 * total).abs() < 1e-12);
+    assert_eq!(port.lpi_wakes, Some(n));
+}
+
+#[test]
+fn poisson_traffic_spends_the_renewal_reward_fraction_of_time_in_lpi() {
+    // Immediate policy, each direction apart, Poisson arrivals at rate λ, each frame
+    // holding the wire W (frame, preamble and gap: the on-wire convention). A cycle is an
+    // idle time X (exponential, from the sleep to the next arrival), asleep for
+    // max(X, Ts), a wake Tw, then a busy period. The wire is busy a fraction ρ = λW of
+    // the time (every frame is sent once), so E[cycle] = (E[max(X, Ts)] + Tw) / (1 − ρ),
+    // with E[max(X, Ts)] = Ts + e^(−λTs)/λ; the fraction asleep (sleep, quiet, refresh)
+    // is E[max(X, Ts)] / E[cycle].
+    let text = "duration = \"2 s\"\n[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\n\
+                between = [\"a\", \"b\"]\nrate = \"1 Gb/s\"\neee = { phy = \"1000BASE-T\", symmetric = false }\n\
+                [[apps]]\nkind = \"poisson\"\nfrom = \"a\"\nto = \"b\"\nrate = \"58.88 Mb/s\"\n";
+    let mut sim = simulation(text);
+    sim.run();
+    let summary = sim.summary("x", 1);
+    let port = &summary.ports[0];
+    let (ts, tw) = (182e-6_f64, 16e-6_f64);
+    let w = (8.0 + 1518.0 + 12.0) * 8.0 / 1e9;
+    let lambda = 58.88e6 / (1472.0 * 8.0); // 5000 frames/s
+    let rho = lambda * w;
+    let asleep = ts + (-lambda * ts).exp() / lambda;
+    let expected = asleep * (1.0 - rho) / (asleep + tw);
+    let got = (port.lpi_sleep_s.unwrap() + port.lpi_quiet_s.unwrap() + port.lpi_refresh_s.unwrap()) / 2.0;
+    // About 10,000 cycles: each cycle's asleep time has a standard deviation of at most
+    // 1/λ (exponential), so the fraction's standard error is below
+    // (1/λ)/(E[cycle]·√10000) ≈ 0.01; allow four of them.
+    assert!((got - expected).abs() < 0.04 * expected, "{got} against {expected}");
+    let frames = summary.flows[0].packets_sent as f64;
+    assert!((frames / 2.0 / lambda - 1.0).abs() < 0.05, "the arrival rate is as set");
+}
