@@ -140,3 +140,65 @@ def rps(
                 f"per packet gives {c.simulated_s:.4f} s (study: {c.target_s:.4f} s)",
                 highlight=False,
             )
+
+
+@reproduce_app.command("eee-pingpong")
+@closed_pipe_is_success
+def eee_pingpong(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="A coarser grid, 100 pings per interval.")
+    ] = False,
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Folder for the table, figure and summary."),
+    ] = Path("results/eee-pingpong"),
+    seed: Annotated[int, typer.Option("--seed", help="Seed of every run.")] = 1,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+) -> None:
+    """EEE ping-pong: the delay Low Power Idle adds to a ping's round trip against the
+    send interval, in each direction, on a 1000BASE-T link with a 1 ms idle timeout."""
+    from ethersim.results import check_output_folder, output_path, write_folder
+    from ethersim.studies import eee_pingpong as study
+    from ethersim.studies.runner import is_reproduction_folder
+
+    try:
+        if not 0 <= seed < 2**64:
+            raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed")
+        check_output_folder(out, is_reproduction_folder)
+        rep = study.reproduce(study.Options(quick=quick, seed=seed, jobs=jobs), progress=not quiet)
+        hold_signals()
+    except EthersimError as e:
+        raise fail(e) from None
+    except (KeyboardInterrupt, Terminated) as e:
+        raise stopped(e, "nothing was written") from None
+    failure = finish_writing(
+        lambda: write_folder(out, lambda folder: study.write(rep, folder), is_reproduction_folder)
+    )
+    if failure is not None:
+        raise fail(failure)
+    if quiet:
+        return
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="EEE ping-pong: response delay (mean RTT, EEE on - off)")
+    for column in ("interval", "host 0 pings", "host 1 pings"):
+        table.add_column(column, justify="right")
+    t = rep.table
+    shown = [0.5, 0.9, 1.0, 1.05, 1.1, 1.15, 1.2, 1.25, 1.5, 2.0, 3.0, 4.0]
+    for interval in shown:
+        rows = t[(t.interval_ms - interval).abs() < 1e-9]
+        if len(rows) != 2:
+            continue
+        by = {int(r.pinger): r.response_delay_us for _, r in rows.iterrows()}
+        table.add_row(f"{interval:g} ms", f"{by[0]:.1f} us", f"{by[1]:.1f} us")
+    out_console().print(table)
+    done = (
+        f"{rep.runs} simulations on {rep.jobs} {'thread' if rep.jobs == 1 else 'threads'} "
+        f"in {rep.wall_s:.1f} s; results written to "
+    )
+    out_console().print(Text.assemble(done, literal(output_path(out)), "/"), highlight=False)
