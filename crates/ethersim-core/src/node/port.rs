@@ -99,10 +99,10 @@ pub struct Port {
     pub policy: Option<PortPolicy>,
     /// Whether the port belongs to a host (whose transmit buffers free when a frame ends).
     pub on_host: bool,
-    /// Whether a mechanism other than the queue policy watches the queue's moments
-    /// (threshold PAUSE, a link-rate policy): the end of each transmission is then an
-    /// event.
-    pub hooks: bool,
+    /// The mechanisms other than the queue policy that watch the queue's moments, as bits
+    /// ([`Port::HOOK_THRESHOLD`], [`Port::HOOK_RATE`], [`Port::HOOK_LPI`]); with any, the
+    /// end of each transmission is an event.
+    pub hooks: u8,
     /// IEEE 802.3x flow control (boxed: it is off every frame's path).
     pub pause: Box<PortPause>,
     queue: DropTailQueue,
@@ -112,6 +112,13 @@ pub struct Port {
 }
 
 impl Port {
+    /// Threshold PAUSE watches this port's buffer (a switch output).
+    pub const HOOK_THRESHOLD: u8 = 1;
+    /// The link's rate policy watches this port's queue.
+    pub const HOOK_RATE: u8 = 2;
+    /// The link's Low Power Idle PHY watches this port.
+    pub const HOOK_LPI: u8 = 4;
+
     /// A port of `node` at end `end` of `link`, facing `peer`, holding at most `limits`.
     pub fn new(node: NodeId, link: LinkId, end: usize, peer: PortId, limits: QueueLimits) -> Self {
         Port {
@@ -123,7 +130,7 @@ impl Port {
             gate_timer: Timer::default(),
             policy: None,
             on_host: false,
-            hooks: false,
+            hooks: 0,
             pause: Box::default(),
             queue: DropTailQueue::new(limits),
             control: VecDeque::with_capacity(4),

@@ -90,9 +90,13 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let mut ports = ports(s, &topo)?;
     flow_control(s, &topo, &mut ports)?;
     for l in &links {
-        if l.eee.is_some() || l.rate_switching.as_ref().is_some_and(|r| r.policy.watches_queues()) {
-            for p in l.ends {
-                ports[p.index()].hooks = true;
+        let rate = l.rate_switching.as_ref().is_some_and(|r| r.policy.watches_queues());
+        for p in l.ends {
+            if rate {
+                ports[p.index()].hooks |= Port::HOOK_RATE;
+            }
+            if l.eee.is_some() {
+                ports[p.index()].hooks |= Port::HOOK_LPI;
             }
         }
     }
@@ -519,7 +523,7 @@ fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()>
             p.pause.rx = PauseReceiver::new(honour);
             if let Some(t) = &threshold {
                 p.pause.threshold = Some(t.clone());
-                p.hooks = true;
+                p.hooks |= Port::HOOK_THRESHOLD;
             }
         }
     }

@@ -50,7 +50,7 @@ impl Network {
             Node::Switch(sw) => match sw.route(self.packets.get(r).dst) {
                 Some(out) => {
                     self.port_send(sched, out, r);
-                    if self.ports[out.index()].hooks {
+                    if self.ports[out.index()].hooks & crate::node::Port::HOOK_THRESHOLD != 0 {
                         self.threshold_after_arrival(sched, port, out);
                     }
                 }

@@ -9,6 +9,7 @@ use crate::ids::{LinkId, PortId};
 use crate::phy::{Closer, LpiState, Pending, When};
 use crate::sim::event::Event;
 use crate::sim::network::Network;
+use crate::sim::trace::TraceRecord;
 use crate::time::SimTime;
 
 impl Network {
@@ -24,10 +25,8 @@ impl Network {
     pub(in crate::sim) fn lpi_on_enqueue(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let now = sched.now();
         let (link, end) = (self.ports[port.index()].link, self.ports[port.index()].end);
-        let Some(eee) = self.links[link.index()].eee.as_deref() else { return };
-        let u = eee.unit_of(end);
-        let waiting: usize = self.lpi_ports(link, u).map(|p| self.ports[p.index()].waiting()).sum();
         let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
+        let u = eee.unit_of(end);
         let unit = &mut eee.units[u];
         match unit.lpi.state(now) {
             LpiState::Active => {
@@ -37,20 +36,25 @@ impl Network {
                 }
             }
             LpiState::Wake => {}
-            LpiState::Sleep | LpiState::Quiet => match unit.policy.get().on_arrival(now, waiting) {
-                When::Now => self.lpi_wake(sched, link, u),
-                When::At(t)
-                    if unit.pending != Pending::Wake || unit.timer.deadline().is_some_and(|d| t < d) =>
-                {
-                    unit.pending = Pending::Wake;
-                    sched.arm(&mut unit.timer, t, |generation| Event::LpiTimer {
-                        link,
-                        unit: u as u8,
-                        generation,
-                    });
+            LpiState::Sleep | LpiState::Quiet => {
+                let waiting: usize = self.lpi_ports(link, u).map(|p| self.ports[p.index()].waiting()).sum();
+                let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
+                let unit = &mut eee.units[u];
+                match unit.policy.get().on_arrival(now, waiting) {
+                    When::Now => self.lpi_wake(sched, link, u, port),
+                    When::At(t)
+                        if unit.pending != Pending::Wake || unit.timer.deadline().is_some_and(|d| t < d) =>
+                    {
+                        unit.pending = Pending::Wake;
+                        sched.arm(&mut unit.timer, t, |generation| Event::LpiTimer {
+                            link,
+                            unit: u as u8,
+                            generation,
+                        });
+                    }
+                    When::At(_) | When::Never => {}
                 }
-                When::At(_) | When::Never => {}
-            },
+            }
         }
     }
 
@@ -65,13 +69,18 @@ impl Network {
 
     fn lpi_consider_sleep(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
         let now = sched.now();
-        let idle = self.lpi_ports(link, u).all(|p| {
-            let p = &self.ports[p.index()];
+        let l = &mut self.links[link.index()];
+        let Some(eee) = l.eee.as_deref_mut() else { return };
+        let (dirs, ends) = (eee.dirs_of(u), l.ends);
+        let unit = &mut eee.units[u];
+        if unit.pending == Pending::Sleep || unit.lpi.state(now) != LpiState::Active {
+            return;
+        }
+        let idle = dirs.iter().all(|&d| {
+            let p = &self.ports[ends[d].index()];
             !p.busy_at(now) && p.nothing_waits()
         });
-        let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
-        let unit = &mut eee.units[u];
-        if !idle || unit.lpi.state(now) != LpiState::Active || unit.pending == Pending::Sleep {
+        if !idle {
             return;
         }
         match unit.policy.get().on_idle(now) {
@@ -88,6 +97,8 @@ impl Network {
         }
     }
 
+    /// The PHY goes to sleep: its ports' gates close until it wakes. Nothing waits (the
+    /// ports are idle), so no port needs a look now.
     fn lpi_sleep(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
         let now = sched.now();
         let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
@@ -97,11 +108,16 @@ impl Network {
         unit.lpi.sleep(now);
         let (dirs, ends) = (eee.dirs_of(u), self.links[link.index()].ends);
         for &d in dirs {
-            self.close_gate(sched, ends[d], Closer::Phy, SimTime::NEVER);
+            let port = ends[d];
+            self.ports[port.index()].gate.close(Closer::Phy, SimTime::NEVER);
+            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Phy, until: SimTime::NEVER });
         }
     }
 
-    fn lpi_wake(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
+    /// The PHY wakes: its ports' gates reopen by themselves when the wake ends. A port
+    /// with frames waiting gets its wake-up armed (`by`, whose frame woke the PHY, does so
+    /// itself as it queues it).
+    fn lpi_wake(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize, by: PortId) {
         let now = sched.now();
         let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
         let unit = &mut eee.units[u];
@@ -112,10 +128,10 @@ impl Network {
         let (dirs, ends) = (eee.dirs_of(u), self.links[link.index()].ends);
         for &d in dirs {
             let port = ends[d];
-            if active_at <= now {
-                self.open_gate(sched, port, Closer::Phy);
-            } else {
-                self.close_gate(sched, port, Closer::Phy, active_at);
+            self.ports[port.index()].gate.close(Closer::Phy, active_at);
+            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Phy, until: active_at });
+            if port != by && !self.ports[port.index()].nothing_waits() {
+                self.try_start(sched, port);
             }
         }
     }
@@ -135,7 +151,10 @@ impl Network {
         }
         match std::mem::replace(&mut unit.pending, Pending::None) {
             Pending::Sleep => self.lpi_sleep(sched, link, u),
-            Pending::Wake => self.lpi_wake(sched, link, u),
+            Pending::Wake => {
+                // Coalescing's timer: frames wait at both ends, so each end looks.
+                self.lpi_wake(sched, link, u, PortId(u32::MAX));
+            }
             Pending::Idle => self.lpi_consider_sleep(sched, link, u),
             Pending::None => {}
         }

@@ -3,7 +3,7 @@
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
-use crate::node::{NextTx, PolicyAction, Queued};
+use crate::node::{NextTx, PolicyAction, Port, Queued};
 use crate::phy::{Closer, FrameClass, TxId};
 use crate::sim::event::Event;
 use crate::sim::network::{Network, Node};
@@ -45,7 +45,7 @@ impl Network {
         debug_assert_eq!(pkt.kind, PacketKind::Control);
         let frame = Queued { pkt: self.packets.insert(pkt), len: pkt.frame_len };
         self.ports[port.index()].enqueue_control(frame);
-        if self.links[self.ports[port.index()].link.index()].eee.is_some() {
+        if self.ports[port.index()].hooks & Port::HOOK_LPI != 0 {
             self.lpi_on_enqueue(sched, port); // a sleeping PHY wakes for control frames too
         }
         self.try_start(sched, port);
@@ -80,7 +80,7 @@ impl Network {
                 // node/port.rs): a frame waits, a host frees a buffer, a policy or the trace
                 // path watches.
                 let p = &mut self.ports[port.index()];
-                let watched = p.on_host || p.policy.is_some() || p.hooks || self.trace.is_on();
+                let watched = p.on_host || p.policy.is_some() || p.hooks != 0 || self.trace.is_on();
                 if watched || !p.nothing_waits() {
                     if let Some((tx, at)) = p.done_event_needed() {
                         sched.schedule_at(at, Event::TxDone { port, tx });
@@ -188,7 +188,7 @@ impl Network {
         if policy {
             self.run_policy(sched, port, moment);
         }
-        if hooks {
+        if hooks != 0 {
             self.run_hooks(sched, port, moment);
         }
     }
@@ -196,15 +196,15 @@ impl Network {
     #[inline(never)]
     fn run_hooks(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
         let p = &self.ports[port.index()];
-        let link = p.link;
-        if moment != QueueMoment::Enqueued && p.pause.threshold.is_some() {
+        let (hooks, link) = (p.hooks, p.link);
+        if hooks & Port::HOOK_THRESHOLD != 0 && moment != QueueMoment::Enqueued {
             // Arrivals are seen with the input they came through (`threshold_after_arrival`).
             self.threshold_after_departure(sched, port);
         }
-        if self.links[link.index()].rate_switching.is_some() {
+        if hooks & Port::HOOK_RATE != 0 {
             self.rate_queue_moment(sched, link);
         }
-        if self.links[link.index()].eee.is_some() {
+        if hooks & Port::HOOK_LPI != 0 {
             match moment {
                 QueueMoment::Enqueued => self.lpi_on_enqueue(sched, port),
                 QueueMoment::Empty => self.lpi_on_idle(sched, port),
