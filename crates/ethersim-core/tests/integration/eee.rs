@@ -159,3 +159,27 @@ fn poisson_traffic_spends_the_renewal_reward_fraction_of_time_in_lpi() {
     let frames = summary.flows[0].packets_sent as f64;
     assert!((frames / 2.0 / lambda - 1.0).abs() < 0.05, "the arrival rate is as set");
 }
+
+#[test]
+fn coalescing_releases_a_burst_together_and_its_timer_releases_fewer() {
+    // Each direction apart; the link slept at 0. Three frames at 1000, 1010, 1020 us.
+    let frames = |n: u32| {
+        format!(
+            r#"{{ phy = "1000BASE-T", symmetric = false, policy = {{ kind = "coalescing", frames = {n}, timer = "100 us" }} }}"#
+        )
+    };
+    let gap = BitRate::gbps(1).time_to_send(Bytes(8 + 1518 + 12)).as_ps();
+    // N = 3: the third frame wakes the PHY; the burst leaves back to back after Tw.
+    let mut burst = logged(&pair(&frames(3), &[1000, 1010, 1020], &[]));
+    burst.run();
+    let start = 1036 * US;
+    assert_eq!(data_starts(&burst, PortId(0)), vec![start, start + gap, start + 2 * gap]);
+    // N = 5: the timer, 100 us after the first frame, releases the three.
+    let mut timer = logged(&pair(&frames(5), &[1000, 1010, 1020], &[]));
+    timer.run();
+    let start = (1000 + 100 + 16) * US;
+    assert_eq!(data_starts(&timer, PortId(0)), vec![start, start + gap, start + 2 * gap]);
+    // No frame waited longer than the timer and a wake (the link was quiet, not sleeping).
+    let summary = timer.summary("x", 1);
+    assert!(summary.flows.iter().all(|f| f.delay.max_s <= (100.0 + 16.0) * 1e-6 + 4.0 * 12.3e-6));
+}
