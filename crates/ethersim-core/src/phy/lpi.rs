@@ -221,13 +221,31 @@ pub enum LpiPolicyKind {
 }
 
 impl LpiPolicyKind {
-    /// The policy.
-    pub fn get(&mut self) -> &mut dyn LpiPolicy {
+    /// Dispatches [`LpiPolicy::on_idle`] (statically for the built-in policies).
+    pub fn on_idle(&mut self, now: SimTime) -> When {
         match self {
-            LpiPolicyKind::Immediate(p) => p,
-            LpiPolicyKind::Timeout(p) => p,
-            LpiPolicyKind::Coalescing(p) => p,
-            LpiPolicyKind::Custom(p) => p.as_mut(),
+            LpiPolicyKind::Immediate(p) => p.on_idle(now),
+            LpiPolicyKind::Timeout(p) => p.on_idle(now),
+            LpiPolicyKind::Coalescing(p) => p.on_idle(now),
+            LpiPolicyKind::Custom(p) => p.on_idle(now),
+        }
+    }
+    /// Dispatches [`LpiPolicy::on_arrival`].
+    pub fn on_arrival(&mut self, now: SimTime, waiting: usize) -> When {
+        match self {
+            LpiPolicyKind::Immediate(p) => p.on_arrival(now, waiting),
+            LpiPolicyKind::Timeout(p) => p.on_arrival(now, waiting),
+            LpiPolicyKind::Coalescing(p) => p.on_arrival(now, waiting),
+            LpiPolicyKind::Custom(p) => p.on_arrival(now, waiting),
+        }
+    }
+    /// Dispatches [`LpiPolicy::on_wake`].
+    pub fn on_wake(&mut self) {
+        match self {
+            LpiPolicyKind::Immediate(p) => p.on_wake(),
+            LpiPolicyKind::Timeout(p) => p.on_wake(),
+            LpiPolicyKind::Coalescing(p) => p.on_wake(),
+            LpiPolicyKind::Custom(p) => p.on_wake(),
         }
     }
 }

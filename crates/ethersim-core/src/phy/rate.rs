@@ -125,11 +125,27 @@ pub enum RatePolicyKind {
 }
 
 impl RatePolicyKind {
-    fn get(&mut self) -> &mut dyn RatePolicy {
+    fn on_queue(&mut self, now: SimTime, link: LinkView) -> Option<usize> {
         match self {
-            RatePolicyKind::Schedule(p) => p,
-            RatePolicyKind::Alr(p) => p,
-            RatePolicyKind::Custom(p) => p.as_mut(),
+            RatePolicyKind::Schedule(p) => p.on_queue(now, link),
+            RatePolicyKind::Alr(p) => p.on_queue(now, link),
+            RatePolicyKind::Custom(p) => p.on_queue(now, link),
+        }
+    }
+
+    fn on_timer(&mut self, now: SimTime, link: LinkView) -> Option<usize> {
+        match self {
+            RatePolicyKind::Schedule(p) => p.on_timer(now, link),
+            RatePolicyKind::Alr(p) => p.on_timer(now, link),
+            RatePolicyKind::Custom(p) => p.on_timer(now, link),
+        }
+    }
+
+    fn next_timer(&self) -> Option<SimTime> {
+        match self {
+            RatePolicyKind::Schedule(p) => p.next_timer(),
+            RatePolicyKind::Alr(p) => p.next_timer(),
+            RatePolicyKind::Custom(p) => p.next_timer(),
         }
     }
 
@@ -215,17 +231,17 @@ impl RateSwitching {
 
     /// Asks the policy about a queue moment; returns the rate index it wants, if any.
     pub fn consult_queue(&mut self, now: SimTime, view: LinkView) -> Option<usize> {
-        self.policy.get().on_queue(now, view)
+        self.policy.on_queue(now, view)
     }
 
     /// Asks the policy about its timer firing.
     pub fn consult_timer(&mut self, now: SimTime, view: LinkView) -> Option<usize> {
-        self.policy.get().on_timer(now, view)
+        self.policy.on_timer(now, view)
     }
 
     /// When the policy next needs its timer.
     pub fn next_timer(&mut self) -> Option<SimTime> {
-        self.policy.get().next_timer()
+        self.policy.next_timer()
     }
 
     /// Begins a switch to `rates[target]` requested at `now`, when the last frame on the

@@ -183,3 +183,44 @@ fn coalescing_releases_a_burst_together_and_its_timer_releases_fewer() {
     let summary = timer.summary("x", 1);
     assert!(summary.flows.iter().all(|f| f.delay.max_s <= (100.0 + 16.0) * 1e-6 + 4.0 * 12.3e-6));
 }
+
+#[test]
+fn poisson_traffic_waits_the_setup_time_formula_of_an_m_g_1_queue() {
+    // The same Poisson stream (same seed, same application name) over a 1000BASE-T
+    // direction with and without EEE (immediate policy, a sleep in progress finishes).
+    // With EEE the queue is an M/G/1 queue with setup times: the first frame of a busy
+    // period finds the PHY asleep for X (exponential) and waits S = Tw + (Ts − X)^+. The
+    // mean wait of an M/G/1 queue with setup times exceeds the plain queue's by
+    // (2E[S] + λE[S²]) / (2(1 + λE[S])) (e.g. Takagi, Queueing Analysis vol. 1, 1991,
+    // section 2.3); the derivation needs S to be independent only of the arrivals after
+    // the one that starts the setup, as here. With Y = (Ts − X)^+:
+    // E[Y] = Ts − (1 − e^(−λTs))/λ and E[Y²] = Ts² − 2Ts/λ + 2/λ² − 2e^(−λTs)/λ².
+    let text = |eee: &str| {
+        format!(
+            "duration = \"4 s\"\n[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n[[links]]\n\
+             between = [\"a\", \"b\"]\nrate = \"1 Gb/s\"\n{eee}\n[[apps]]\nname = \"p\"\nkind = \"poisson\"\n\
+             from = \"a\"\nto = \"b\"\nrate = \"58.88 Mb/s\"\n"
+        )
+    };
+    let run = |t: String| {
+        let mut sim = simulation(&t);
+        sim.run();
+        sim.summary("x", 1)
+    };
+    let on = run(text(r#"eee = { phy = "1000BASE-T", symmetric = false }"#));
+    let off = run(text(""));
+    assert_eq!(on.flows[0].packets_received, off.flows[0].packets_received, "the same stream");
+    let (ts, tw) = (182e-6_f64, 16e-6_f64);
+    let lambda = 58.88e6 / (1472.0 * 8.0);
+    let ey = ts - (1.0 - (-lambda * ts).exp()) / lambda;
+    let ey2 = ts * ts - 2.0 * ts / lambda + 2.0 / (lambda * lambda)
+        - 2.0 * (-lambda * ts).exp() / (lambda * lambda);
+    let es = tw + ey;
+    let es2 = tw * tw + 2.0 * tw * ey + ey2;
+    let expected = (2.0 * es + lambda * es2) / (2.0 * (1.0 + lambda * es));
+    let added = on.flows[0].delay.mean_s - off.flows[0].delay.mean_s;
+    // Standard error of the difference, bounded by the EEE run's delay spread.
+    let n = on.flows[0].packets_received as f64;
+    let se = on.flows[0].delay.std_s / n.sqrt();
+    assert!((added - expected).abs() < 4.0 * se, "added {added} s, expected {expected} s, se {se} s");
+}

@@ -40,7 +40,7 @@ impl Network {
                 let waiting: usize = self.lpi_ports(link, u).map(|p| self.ports[p.index()].waiting()).sum();
                 let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
                 let unit = &mut eee.units[u];
-                match unit.policy.get().on_arrival(now, waiting) {
+                match unit.policy.on_arrival(now, waiting) {
                     When::Now => self.lpi_wake(sched, link, u, port),
                     When::At(t)
                         if unit.pending != Pending::Wake || unit.timer.deadline().is_some_and(|d| t < d) =>
@@ -83,7 +83,7 @@ impl Network {
         if !idle {
             return;
         }
-        match unit.policy.get().on_idle(now) {
+        match unit.policy.on_idle(now) {
             When::Now => self.lpi_sleep(sched, link, u),
             When::At(t) => {
                 unit.pending = Pending::Sleep;
@@ -124,7 +124,7 @@ impl Network {
         unit.pending = Pending::None;
         unit.timer.cancel();
         let active_at = unit.lpi.wake(now);
-        unit.policy.get().on_wake();
+        unit.policy.on_wake();
         let (dirs, ends) = (eee.dirs_of(u), self.links[link.index()].ends);
         for &d in dirs {
             let port = ends[d];
