@@ -124,13 +124,16 @@ fn tcp_steady_state_runs_without_allocating() {
     }
 }
 
-/// PAUSE and link-rate switching in steady state: the bench scenarios of both mechanisms
+/// PAUSE, link-rate switching and Low Power Idle in steady state: their bench scenarios
 /// (threshold PAUSE with refresh and release, a periodic generator, ALR switching
-/// thousands of times a second) run without allocating.
+/// thousands of times a second, an EEE link sleeping and waking for most frames) run
+/// without allocating.
 #[test]
-fn pause_and_rate_switching_run_without_allocating() {
+fn pause_rate_switching_and_lpi_run_without_allocating() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/ethersim/bench_scenarios");
-    for (name, from, to) in [("pause-tcp-500MB", 1000, 2000), ("alr-poisson", 200, 600)] {
+    for (name, from, to) in
+        [("pause-tcp-500MB", 1000, 2000), ("alr-poisson", 200, 600), ("eee-10g-poisson", 100, 600)]
+    {
         let text = std::fs::read_to_string(root.join(format!("{name}.toml"))).unwrap();
         let mut sim = simulation(&text);
         sim.run_until(SimTime::ZERO + Duration::from_ms(from));
@@ -146,8 +149,12 @@ fn pause_and_rate_switching_run_without_allocating() {
             |s: &ethersim_core::sim::RunSummary| s.ports.iter().map(|p| p.pause_received).sum::<u64>();
         let switches =
             |s: &ethersim_core::sim::RunSummary| s.links.iter().map(|l| l.rate_switches).sum::<u64>();
+        let wakes =
+            |s: &ethersim_core::sim::RunSummary| s.ports.iter().filter_map(|p| p.lpi_wakes).sum::<u64>();
         assert!(
-            pauses(&after) > pauses(&summary_before) || switches(&after) > switches(&summary_before),
+            pauses(&after) > pauses(&summary_before)
+                || switches(&after) > switches(&summary_before)
+                || wakes(&after) > wakes(&summary_before),
             "{name}: the mechanism must act in the measured span"
         );
         assert_eq!(info.count_total, 0, "{name}: {} allocations over {events} events", info.count_total);
