@@ -407,10 +407,17 @@ impl Lpi {
         copy.totals
     }
 
-    /// Energy used within `[0, end]`, J.
+    /// Energy used within `[0, end]` by a PHY with this profile's powers, J.
     pub fn energy_j(&self, end: SimTime) -> f64 {
+        self.energy_with(end, self.profile.active_w, self.profile.quiet_fraction)
+    }
+
+    /// Energy used within `[0, end]` by a PHY of Active power `active_w` that draws
+    /// `quiet_fraction` of it while Quiet (and Active power otherwise), J.
+    pub fn energy_with(&self, end: SimTime, active_w: f64, quiet_fraction: f64) -> f64 {
+        let powers = LpiProfile { active_w, quiet_fraction, ..self.profile }.powers();
         let t = self.totals(end);
-        t.time.iter().zip(self.profile.powers()).map(|(d, w)| d.as_secs_f64() * w).sum()
+        t.time.iter().zip(powers).map(|(d, w)| d.as_secs_f64() * w).sum()
     }
 }
 
@@ -446,6 +453,9 @@ pub struct LpiUnit {
 pub struct LinkEee {
     /// The PHYs: `[direction 0, direction 1]`, or one for both directions.
     pub units: Vec<LpiUnit>,
+    /// Per direction: (Active power in W, Quiet's fraction of it). The symmetric mode's
+    /// one state machine serves both directions, each with its own PHY's power.
+    pub power: [(f64, f64); 2],
 }
 
 impl LinkEee {

@@ -149,6 +149,43 @@ fn links(s: &Scenario) -> Result<Vec<Link>> {
         .collect()
 }
 
+/// Applies timing and power overrides at `path` to `profile`.
+fn override_profile(
+    profile: &mut LpiProfile,
+    timing: [(&str, Option<super::units::DurationSpec>); 3],
+    power: [(&str, Option<f64>); 2],
+    path: &str,
+) -> Result<()> {
+    for (key, value) in timing {
+        let Some(v) = value else { continue };
+        if key == "tq" && v.0 == Duration::ZERO {
+            return Err(ScenarioError::at(format!("{path}.tq"), "must be greater than 0 s"));
+        }
+        match key {
+            "ts" => profile.ts = v.0,
+            "tq" => profile.tq = v.0,
+            _ => profile.tr = v.0,
+        }
+    }
+    for (key, value) in power {
+        let Some(v) = value else { continue };
+        if !v.is_finite() || v < 0.0 || (key == "quiet_fraction" && v > 1.0) {
+            let range =
+                if key == "quiet_fraction" { "0 to 1" } else { "a finite number of watts, 0 or more" };
+            return Err(ScenarioError::at(
+                format!("{path}.{key}"),
+                format!("{v} is out of range; expected {range}"),
+            ));
+        }
+        if key == "quiet_fraction" {
+            profile.quiet_fraction = v;
+        } else {
+            profile.active_w = v;
+        }
+    }
+    Ok(())
+}
+
 /// A link's Low Power Idle PHYs, each setting checked.
 fn link_eee(link: &LinkSpec, spec: &EeeSpec, path: &str) -> Result<LinkEee> {
     let mut profile = match spec.phy {
@@ -156,35 +193,15 @@ fn link_eee(link: &LinkSpec, spec: &EeeSpec, path: &str) -> Result<LinkEee> {
         PhyType::Base1000T => LpiProfile::base_1000_t(),
         PhyType::Base10GT => LpiProfile::base_10g_t(),
     };
-    for (key, value, field) in [
-        ("ts", spec.ts, &mut profile.ts),
-        ("tw", spec.tw, &mut profile.tw),
-        ("tq", spec.tq, &mut profile.tq),
-        ("tr", spec.tr, &mut profile.tr),
-    ] {
-        if let Some(v) = value {
-            if key == "tq" && v.0 == Duration::ZERO {
-                return Err(ScenarioError::at(format!("{path}.tq"), "must be greater than 0 s"));
-            }
-            *field = v.0;
-        }
+    if let Some(tw) = spec.tw {
+        profile.tw = tw.0;
     }
-    for (key, value, field) in [
-        ("active_power_w", spec.active_power_w, &mut profile.active_w),
-        ("quiet_fraction", spec.quiet_fraction, &mut profile.quiet_fraction),
-    ] {
-        if let Some(v) = value {
-            if !v.is_finite() || v < 0.0 || (key == "quiet_fraction" && v > 1.0) {
-                let range =
-                    if key == "quiet_fraction" { "0 to 1" } else { "a finite number of watts, 0 or more" };
-                return Err(ScenarioError::at(
-                    format!("{path}.{key}"),
-                    format!("{v} is out of range; expected {range}"),
-                ));
-            }
-            *field = v;
-        }
-    }
+    override_profile(
+        &mut profile,
+        [("ts", spec.ts), ("tq", spec.tq), ("tr", spec.tr)],
+        [("active_power_w", spec.active_power_w), ("quiet_fraction", spec.quiet_fraction)],
+        path,
+    )?;
     let end_of = |name: &str, key: &str| -> Result<usize> {
         link.between.iter().position(|n| n == name).ok_or_else(|| {
             ScenarioError::at(
@@ -202,33 +219,51 @@ fn link_eee(link: &LinkSpec, spec: &EeeSpec, path: &str) -> Result<LinkEee> {
     }
     let profile = profile.agree(tw_ends);
     let symmetric = spec.symmetric.unwrap_or(spec.phy == PhyType::Base1000T);
-    if symmetric && !spec.port_policies.is_empty() {
-        return Err(ScenarioError::at(
-            format!("{path}.port_policies"),
-            "a symmetric link has one policy for both directions; use `policy` (or `symmetric = false`)",
-        ));
-    }
     let default = spec.policy.clone().unwrap_or(LpiPolicySpec::Immediate(EmptySpec {}));
-    let mut policies = [default.clone(), default];
-    for (name, p) in &spec.port_policies {
-        policies[end_of(name, "port_policies")?] = p.clone();
+    // Per direction (transmitted by `between[d]`): its profile, policy and where it was set.
+    let mut profiles = [profile; 2];
+    let mut policies = [(default.clone(), format!("{path}.policy")), (default, format!("{path}.policy"))];
+    for (name, end) in &spec.ends {
+        let d = end_of(name, "ends")?;
+        let epath = format!("{path}.ends.{name}");
+        if symmetric {
+            for (key, given) in [
+                ("policy", end.policy.is_some()),
+                ("ts", end.ts.is_some()),
+                ("tq", end.tq.is_some()),
+                ("tr", end.tr.is_some()),
+            ] {
+                if given {
+                    return Err(ScenarioError::at(
+                        format!("{epath}.{key}"),
+                        "a symmetric link sleeps and wakes both directions together, with one policy and \
+                         timing; set it on the link (or `symmetric = false`)",
+                    ));
+                }
+            }
+        }
+        override_profile(
+            &mut profiles[d],
+            [("ts", end.ts), ("tq", end.tq), ("tr", end.tr)],
+            [("active_power_w", end.active_power_w), ("quiet_fraction", end.quiet_fraction)],
+            &epath,
+        )?;
+        if let Some(p) = &end.policy {
+            policies[d] = (p.clone(), format!("{epath}.policy"));
+        }
     }
     let units = if symmetric { 1 } else { 2 };
     let mut out = Vec::with_capacity(units);
-    for (end, p) in policies.iter().take(units).enumerate() {
-        let key = if spec.port_policies.contains_key(&link.between[end]) {
-            format!("{path}.port_policies.{}", link.between[end])
-        } else {
-            format!("{path}.policy")
-        };
+    for (d, (p, key)) in policies.iter().take(units).enumerate() {
         out.push(LpiUnit {
-            lpi: Lpi::new(profile, spec.abort_sleep),
-            policy: lpi_policy(p, &key)?,
+            lpi: Lpi::new(profiles[d], spec.abort_sleep),
+            policy: lpi_policy(p, key)?,
             timer: crate::engine::Timer::default(),
             pending: Pending::None,
         });
     }
-    Ok(LinkEee { units: out })
+    let power = profiles.map(|p| (p.active_w, p.quiet_fraction));
+    Ok(LinkEee { units: out, power })
 }
 
 fn lpi_policy(spec: &LpiPolicySpec, path: &str) -> Result<LpiPolicyKind> {

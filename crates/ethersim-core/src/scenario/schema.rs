@@ -279,10 +279,10 @@ pub struct EeeSpec {
     /// Default `{ kind = "immediate" }`.
     #[serde(default)]
     pub policy: Option<LpiPolicySpec>,
-    /// A different policy for the transmitter of one end, by node name (not in the
-    /// symmetric mode).
+    /// Settings of one end's transmitter (its port), by node name, overriding the link's:
+    /// its policy and timing (each direction apart only) and its power (any mode).
     #[serde(default)]
-    pub port_policies: std::collections::BTreeMap<String, LpiPolicySpec>,
+    pub ends: std::collections::BTreeMap<String, EeeEndSpec>,
     /// A frame that arrives while the PHY goes to sleep aborts the sleep (true) or waits
     /// for it to finish (false). Default false.
     #[serde(default)]
@@ -307,6 +307,30 @@ pub struct EeeSpec {
     #[serde(default)]
     pub active_power_w: Option<f64>,
     /// Power while Quiet as a fraction of Active power. Default 0.1.
+    #[serde(default)]
+    pub quiet_fraction: Option<f64>,
+}
+
+/// One end's own EEE settings (each optional: the link's apply otherwise).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EeeEndSpec {
+    /// This transmitter's policy (not in the symmetric mode, which has one).
+    #[serde(default)]
+    pub policy: Option<LpiPolicySpec>,
+    /// Time to go to sleep (not in the symmetric mode).
+    #[serde(default)]
+    pub ts: Option<DurationSpec>,
+    /// Quiet time between refreshes (not in the symmetric mode).
+    #[serde(default)]
+    pub tq: Option<DurationSpec>,
+    /// Refresh time (not in the symmetric mode).
+    #[serde(default)]
+    pub tr: Option<DurationSpec>,
+    /// Power of this end's transmitting PHY while Active, W.
+    #[serde(default)]
+    pub active_power_w: Option<f64>,
+    /// Its power while Quiet as a fraction of Active power.
     #[serde(default)]
     pub quiet_fraction: Option<f64>,
 }

@@ -298,11 +298,11 @@ fn port_results(net: &Network, end: SimTime) -> Vec<PortResult> {
             let (bytes, frames) = (q.bytes_level(end), q.frames_level(end));
             let link = &net.links[p.link.index()];
             let dir = &link.dirs[p.end];
-            let lpi = link.eee.as_ref().map(|e| &e.units[e.unit_of(p.end)].lpi);
-            let totals = lpi.map(|l| l.totals(end));
+            let lpi = link.eee.as_ref().map(|e| (&e.units[e.unit_of(p.end)].lpi, e.power[p.end]));
+            let totals = lpi.map(|(l, _)| l.totals(end));
             let secs = |k: usize| totals.map(|t| t.time[k].as_secs_f64());
-            let energy = lpi.map(|l| l.energy_j(end));
-            let off = lpi.map(|l| l.profile.active_w * end.as_secs_f64());
+            let energy = lpi.map(|(l, (active, quiet))| l.energy_with(end, active, quiet));
+            let off = lpi.map(|(_, (active, _))| active * end.as_secs_f64());
             PortResult {
                 node: net.names[p.node.index()].clone(),
                 peer: net.names[net.ports[p.peer.index()].node.index()].clone(),

@@ -224,3 +224,23 @@ fn poisson_traffic_waits_the_setup_time_formula_of_an_m_g_1_queue() {
     let se = on.flows[0].delay.std_s / n.sqrt();
     assert!((added - expected).abs() < 4.0 * se, "added {added} s, expected {expected} s, se {se} s");
 }
+
+#[test]
+fn each_end_may_have_its_own_power_and_apart_its_own_policy() {
+    // Symmetric: one state timeline, each direction's PHY at its own power.
+    let eee =
+        r#"{ phy = "1000BASE-T", ends = { a = { active_power_w = 0.5 }, b = { active_power_w = 2.0 } } }"#;
+    let mut sim = simulation(&pair(eee, &[1000], &[]));
+    sim.run();
+    let s = sim.summary("x", 1);
+    let (ea, eb) = (s.ports[0].energy_j.unwrap(), s.ports[1].energy_j.unwrap());
+    assert!((eb / ea - 4.0).abs() < 1e-9, "{ea} J and {eb} J");
+    assert_eq!(s.ports[0].lpi_quiet_s, s.ports[1].lpi_quiet_s, "one timeline");
+    // Apart: `b` never sleeps (a timeout far beyond the run), `a` sleeps at once.
+    let eee = r#"{ phy = "1000BASE-T", symmetric = false, ends = { b = { policy = { kind = "timeout", timeout = "10 s" } } } }"#;
+    let mut sim = simulation(&pair(eee, &[1000], &[]));
+    sim.run();
+    let s = sim.summary("x", 1);
+    // `a` sleeps at the start and again after its frame.
+    assert_eq!((s.ports[0].lpi_sleeps, s.ports[1].lpi_sleeps), (Some(2), Some(0)));
+}
