@@ -292,16 +292,35 @@ impl Lpi {
         }
     }
 
-    /// Keeps the state over time as change points.
+    /// Keeps the state over time as change points within `limits` (asked again, as the
+    /// symmetric mode's two ports may, it keeps the union of the windows).
     pub fn record_series(&mut self, limits: SeriesLimits) {
+        let limits = match self.series.as_deref() {
+            Some((_, l)) => SeriesLimits {
+                max_points: l.max_points.max(limits.max_points),
+                from: l.from.min(limits.from),
+                until: l.until.max(limits.until),
+            },
+            None => limits,
+        };
         self.series = Some(Box::new((Series::starting_at(LpiState::Active as u64, limits), limits)));
     }
 
     /// The state over time, if kept: change points at or before `end`.
     pub fn series(&self, end: SimTime) -> Option<Series> {
-        let (s, _) = self.series.as_deref()?;
+        let (s, limits) = self.series.as_deref()?;
         let mut s = s.clone();
         s.points.retain(|p| p.0 <= end);
+        // The end of a Sleep or a Wake is recorded when the PHY is next looked at: add the
+        // one that passed by `end` but was not looked at.
+        let next = match self.state {
+            LpiState::Sleep => Some(LpiState::Quiet),
+            LpiState::Wake => Some(LpiState::Active),
+            _ => None,
+        };
+        if let Some(state) = next.filter(|_| self.until <= end && self.since <= end) {
+            s.push(*limits, self.until, state as u64);
+        }
         Some(s)
     }
 
@@ -398,6 +417,14 @@ impl Lpi {
     pub fn totals(&self, end: SimTime) -> LpiTotals {
         let mut copy = Lpi { totals: self.totals, series: None, ..*self };
         copy.settle(end);
+        if copy.state == LpiState::Wake && copy.since > end {
+            // A frame waits out the sleep, and the run ends first: the sleep was booked to
+            // its end and the wake counted when the frame came; neither happened by `end`.
+            let beyond = copy.since.saturating_since(end);
+            copy.totals.time[1] = Duration(copy.totals.time[1].as_ps().saturating_sub(beyond.as_ps()));
+            copy.totals.wakes -= 1;
+            return copy.totals;
+        }
         match copy.state {
             LpiState::Active => copy.add(0, end.saturating_since(copy.since)),
             LpiState::Sleep => copy.add(1, end.min(copy.until).saturating_since(copy.since)),

@@ -92,7 +92,16 @@ impl Network {
         for i in 0..self.links.len() {
             let link = crate::ids::LinkId(i as u32);
             self.arm_rate_timer(sched, link);
-            // An LPI PHY idle from the start asks its policy when to sleep, at the start.
+        }
+        for (i, p) in self.ports.iter().enumerate() {
+            if let Some(g) = p.pause.periodic {
+                sched.schedule_at(g.start, Event::PauseTick { port: crate::ids::PortId(i as u32) });
+            }
+        }
+        // An LPI PHY idle from the start asks its policy when to sleep at the start, after
+        // every other start at that instant (a frame or PAUSE due at 0 finds it awake).
+        for i in 0..self.links.len() {
+            let link = crate::ids::LinkId(i as u32);
             if let Some(eee) = self.links[i].eee.as_deref_mut() {
                 for (u, unit) in eee.units.iter_mut().enumerate() {
                     unit.pending = crate::phy::Pending::Idle;
@@ -103,11 +112,6 @@ impl Network {
                         generation,
                     });
                 }
-            }
-        }
-        for (i, p) in self.ports.iter().enumerate() {
-            if let Some(g) = p.pause.periodic {
-                sched.schedule_at(g.start, Event::PauseTick { port: crate::ids::PortId(i as u32) });
             }
         }
     }

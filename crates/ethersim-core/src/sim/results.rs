@@ -353,7 +353,12 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
         let p = &net.ports[series.port.index()];
         let lpi =
             net.links[p.link.index()].eee.as_ref().and_then(|e| e.units[e.unit_of(p.end)].lpi.series(end));
-        if let Some(s) = lpi {
+        if let Some(mut s) = lpi {
+            // The PHY's series may serve two ports with different windows: this port's.
+            let l = series.limits;
+            let level = s.points.iter().take_while(|p| p.0 <= l.from).last().map_or(0, |p| p.1);
+            s.points.retain(|p| p.0 > l.from && p.0 < l.until);
+            s.points.insert(0, (l.from, level));
             out.push(SeriesResult {
                 port: port.clone(),
                 quantity: "lpi_state",

@@ -244,3 +244,72 @@ fn each_end_may_have_its_own_power_and_apart_its_own_policy() {
     // `a` sleeps at the start and again after its frame.
     assert_eq!((s.ports[0].lpi_sleeps, s.ports[1].lpi_sleeps), (Some(2), Some(0)));
 }
+
+/// The `lpi_state` series of port `port` of `sim` (which asked for it).
+fn lpi_series(summary: &RunSummary, port: &str) -> Vec<(u64, u64)> {
+    let s = summary.series.iter().find(|s| s.port == port && s.quantity == "lpi_state").unwrap();
+    s.t_ps.iter().copied().zip(s.value.iter().copied()).collect()
+}
+
+#[test]
+fn a_symmetric_link_sleeps_only_when_both_ends_are_idle() {
+    // `a` sends a short frame at 1 ms, `b` a maximum frame at 1.004 ms: the
+    // wake ends at 1.016 ms for both; `a` is idle after its short frame, while `b` is
+    // still sending, and the link goes to sleep only when `b` is idle too (immediate
+    // policy).
+    // A ping between two other hosts keeps the run going to 5 ms without touching the
+    // EEE link after its last sleep.
+    let text = pair(r#"{ phy = "1000BASE-T" }"#, &[1000], &[1004])
+        .replace("name = \"a0\"\n", "name = \"a0\"\npayload = \"100 B\"\n")
+        + "[[hosts]]\nname = \"c\"\n[[hosts]]\nname = \"d\"\n"
+        + "[[links]]\nbetween = [\"c\", \"d\"]\nrate = \"1 Gb/s\"\n"
+        + "[[apps]]\nkind = \"ping\"\nfrom = \"c\"\nto = \"d\"\ninterval = \"1 ms\"\ncount = 5\n"
+        + "[[series]]\nport = \"a->b\"\n";
+    let mut sim = simulation(&text);
+    sim.run();
+    let summary = sim.summary("x", 1);
+    let gap = BitRate::gbps(1).time_to_send(Bytes(8 + 1518 + 12)).as_ps();
+    let both_idle = 1016 * US + gap;
+    // Active (0) from the end of the wake; Sleep (1) when both ends are idle; then Quiet.
+    let points = lpi_series(&summary, "a->b");
+    assert!(points.contains(&(1016 * US, 0)), "{points:?}");
+    assert!(points.contains(&(both_idle, 1)), "{points:?}");
+    assert!(points.contains(&(both_idle + 182 * US, 2)), "the last sleep's end is in the series: {points:?}");
+}
+
+#[test]
+fn a_run_ending_while_a_frame_waits_out_a_sleep_counts_no_wake() {
+    // The link sleeps at 0; a frame at 100 us waits for the sleep to end at 182 us; the
+    // run ends at 150 us, before the sleep ends: 150 us of sleep and no wake.
+    let text = format!(
+        "duration = \"150 us\"\n{}",
+        pair(r#"{ phy = "1000BASE-T", symmetric = false }"#, &[100], &[])
+    );
+    let mut sim = simulation(&text);
+    sim.run();
+    let p = &sim.summary("x", 1).ports[0];
+    assert_eq!((p.lpi_sleep_s, p.lpi_wakes), (Some(150e-6), Some(0)));
+    assert_eq!((p.lpi_active_s, p.lpi_quiet_s, p.lpi_wake_s), (Some(0.0), Some(0.0), Some(0.0)));
+    assert!(p.energy_saved_percent.unwrap().abs() < 1e-9, "all of it at Active power");
+}
+
+#[test]
+fn a_pause_frame_wakes_a_coalescing_link_at_once() {
+    // Coalescing holds data for 10 frames or 2 ms; a PAUSE `b` sends at 1 ms crosses
+    // the sleeping link after the wake alone.
+    let eee = r#"{ phy = "1000BASE-T", policy = { kind = "coalescing", frames = 10, timer = "2 ms" } }"#;
+    let text = pair(eee, &[], &[])
+        + "[[apps]]\nkind = \"constant_rate\"\nfrom = \"a\"\nto = \"b\"\nrate = \"1 Mb/s\"\nstart = \"3 ms\"\ncount = 1\n"
+        + "[[pause_generators]]\nport = \"b->a\"\nevery = \"1 s\"\npause = \"10 us\"\nstart = \"1 ms\"\ncount = 1\n";
+    let mut sim = logged(&text);
+    sim.run();
+    let received: Vec<u64> = crate::common::log(&sim)
+        .records
+        .iter()
+        .filter_map(|(t, r)| {
+            matches!(r, ethersim_core::sim::TraceRecord::PauseReceived { .. }).then_some(t.as_ps())
+        })
+        .collect();
+    let line = BitRate::gbps(1).time_to_send(Bytes(8 + 64)).as_ps();
+    assert_eq!(received, vec![1000 * US + 16 * US + line + US]);
+}

@@ -22,7 +22,14 @@ impl Network {
 
     /// A frame (data or MAC control) joined `port`'s queue: an Active PHY cancels a
     /// pending sleep; one that is not asks its policy when to wake.
-    pub(in crate::sim) fn lpi_on_enqueue(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+    /// A MAC control frame (`control`) wakes the PHY at once whatever the policy
+    /// (coalescing holds data only: a PAUSE held back would defeat it).
+    pub(in crate::sim) fn lpi_on_enqueue(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        control: bool,
+    ) {
         let now = sched.now();
         let (link, end) = (self.ports[port.index()].link, self.ports[port.index()].end);
         let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
@@ -40,7 +47,8 @@ impl Network {
                 let waiting: usize = self.lpi_ports(link, u).map(|p| self.ports[p.index()].waiting()).sum();
                 let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
                 let unit = &mut eee.units[u];
-                match unit.policy.on_arrival(now, waiting) {
+                let when = if control { When::Now } else { unit.policy.on_arrival(now, waiting) };
+                match when {
                     When::Now => self.lpi_wake(sched, link, u, port),
                     When::At(t)
                         if unit.pending != Pending::Wake || unit.timer.deadline().is_some_and(|d| t < d) =>

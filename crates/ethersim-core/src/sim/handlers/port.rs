@@ -46,7 +46,7 @@ impl Network {
         let frame = Queued { pkt: self.packets.insert(pkt), len: pkt.frame_len };
         self.ports[port.index()].enqueue_control(frame);
         if self.ports[port.index()].hooks & Port::HOOK_LPI != 0 {
-            self.lpi_on_enqueue(sched, port); // a sleeping PHY wakes for control frames too
+            self.lpi_on_enqueue(sched, port, true); // a sleeping PHY wakes for control frames too
         }
         self.try_start(sched, port);
     }
@@ -206,7 +206,7 @@ impl Network {
         }
         if hooks & Port::HOOK_LPI != 0 {
             match moment {
-                QueueMoment::Enqueued => self.lpi_on_enqueue(sched, port),
+                QueueMoment::Enqueued => self.lpi_on_enqueue(sched, port, false),
                 QueueMoment::Empty => self.lpi_on_idle(sched, port),
                 QueueMoment::Dequeued => {}
             }
