@@ -3,27 +3,12 @@ response delay against what Low Power Idle's rules imply."""
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from ethersim.cli import app
+from cli_helpers import invoke
 from ethersim.studies import eee_pingpong as study
-from typer.testing import CliRunner, Result
-
-runner = CliRunner()
-
-
-def invoke(*args: str) -> Result:
-    """Runs ``ethersim ARGS`` in this process, keeping this process's signal handling
-    (a command ignores Ctrl-C once it has written its results)."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        return runner.invoke(app, list(args))
-    finally:
-        for s, handler in saved.items():
-            signal.signal(s, handler)
 
 
 @pytest.fixture(scope="module")

@@ -6,31 +6,15 @@ from __future__ import annotations
 
 import json
 import math
-import signal
 from fractions import Fraction
 from pathlib import Path
 
 import ethersim
 import pandas as pd
 import pytest
-from ethersim.cli import app
+from cli_helpers import invoke
 from ethersim.models import burst_loss
 from ethersim.studies import rps
-from typer.testing import CliRunner, Result
-
-runner = CliRunner()
-
-
-def invoke(*args: str) -> Result:
-    """Runs ``ethersim ARGS`` in this process. A command ignores Ctrl-C and SIGTERM once
-    it has written its results (it is about to exit); the test process must not keep
-    that, or every child it starts later would inherit it."""
-    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        return runner.invoke(app, list(args))
-    finally:
-        for s, handler in saved.items():
-            signal.signal(s, handler)
 
 
 def burst_into_dark_link(

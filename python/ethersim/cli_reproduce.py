@@ -7,8 +7,9 @@ its folder whole or not at all (Ctrl-C or SIGTERM leave nothing half-written).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 
@@ -37,6 +38,49 @@ reproduce_app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+
+
+Rep = TypeVar("Rep")
+
+
+def _reproduce_into(
+    out: Path,
+    seed: int,
+    reproduce: Callable[[], Rep],
+    write: Callable[[Rep, Path], None],
+) -> tuple[Rep, Path]:
+    """Checks the seed and the output folder, runs ``reproduce`` (errors exit 2 with
+    their message; Ctrl-C and SIGTERM leave nothing written), then writes its folder
+    whole with ``write``. Returns what it found and where it was written."""
+    from ethersim.results import check_output_folder, output_path, write_folder
+    from ethersim.studies.runner import is_reproduction_folder
+
+    try:
+        if not 0 <= seed < 2**64:
+            raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed")
+        check_output_folder(out, is_reproduction_folder)
+        rep = reproduce()
+        hold_signals()
+    except EthersimError as e:
+        raise fail(e) from None
+    except (KeyboardInterrupt, Terminated) as e:
+        raise stopped(e, "nothing was written") from None
+    failure = finish_writing(
+        lambda: write_folder(out, lambda folder: write(rep, folder), is_reproduction_folder)
+    )
+    if failure is not None:
+        raise fail(failure)
+    return rep, output_path(out)
+
+
+def _done(runs: int, jobs: int, wall_s: float, written: Path) -> None:
+    from rich.text import Text
+
+    done = (
+        f"{runs} simulations on {jobs} {'thread' if jobs == 1 else 'threads'} "
+        f"in {wall_s:.1f} s; results written to "
+    )
+    out_console().print(Text.assemble(done, literal(written), "/"), highlight=False)
 
 
 @reproduce_app.callback()
@@ -95,15 +139,10 @@ def rps(
     with the server honouring or ignoring PAUSE; the burst-loss model against bursts into
     a link that switches rate."""
     from ethersim import _core
-    from ethersim.results import check_output_folder, output_path, write_folder
     from ethersim.studies import rps as study
-    from ethersim.studies.runner import is_reproduction_folder
 
-    try:
+    def run() -> study.Reproduction:
         buffer_bytes = _core.parse_quantity("size", buffer, "--buffer")
-        if not 0 <= seed < 2**64:
-            raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed")
-        check_output_folder(out, is_reproduction_folder)
         options = study.Options(
             quick=quick,
             buffer_bytes=buffer_bytes,
@@ -112,27 +151,13 @@ def rps(
             switch_releases=not no_xon,
         )
         study.check(options)
-        rep = study.reproduce(options, progress=not quiet)
-        hold_signals()
-    except EthersimError as e:
-        raise fail(e) from None
-    except (KeyboardInterrupt, Terminated) as e:
-        raise stopped(e, "nothing was written") from None
-    failure = finish_writing(
-        lambda: write_folder(out, lambda folder: study.write(rep, folder), is_reproduction_folder)
-    )
-    if failure is not None:
-        raise fail(failure)
+        return study.reproduce(options, progress=not quiet)
+
+    rep, written = _reproduce_into(out, seed, run, study.write)
     if quiet:
         return
-    from rich.text import Text
-
     _print_cells(rep)
-    done = (
-        f"{rep.runs} simulations on {rep.jobs} {'thread' if rep.jobs == 1 else 'threads'} "
-        f"in {rep.wall_s:.1f} s; results written to "
-    )
-    out_console().print(Text.assemble(done, literal(output_path(out)), "/"), highlight=False)
+    _done(rep.runs, rep.jobs, rep.wall_s, written)
     if rep.calibrations:
         for c in rep.calibrations:
             err_console().print(
@@ -161,29 +186,15 @@ def eee_pingpong(
 ) -> None:
     """EEE ping-pong: the delay Low Power Idle adds to a ping's round trip against the
     send interval, in each direction, on a 1000BASE-T link with a 1 ms idle timeout."""
-    from ethersim.results import check_output_folder, output_path, write_folder
     from ethersim.studies import eee_pingpong as study
-    from ethersim.studies.runner import is_reproduction_folder
 
-    try:
-        if not 0 <= seed < 2**64:
-            raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed")
-        check_output_folder(out, is_reproduction_folder)
-        rep = study.reproduce(study.Options(quick=quick, seed=seed, jobs=jobs), progress=not quiet)
-        hold_signals()
-    except EthersimError as e:
-        raise fail(e) from None
-    except (KeyboardInterrupt, Terminated) as e:
-        raise stopped(e, "nothing was written") from None
-    failure = finish_writing(
-        lambda: write_folder(out, lambda folder: study.write(rep, folder), is_reproduction_folder)
-    )
-    if failure is not None:
-        raise fail(failure)
+    def run() -> study.Reproduction:
+        return study.reproduce(study.Options(quick=quick, seed=seed, jobs=jobs), progress=not quiet)
+
+    rep, written = _reproduce_into(out, seed, run, study.write)
     if quiet:
         return
     from rich.table import Table
-    from rich.text import Text
 
     table = Table(title="EEE ping-pong: response delay (mean RTT, EEE on - off)")
     for column in ("interval", "host 0 pings", "host 1 pings"):
@@ -197,8 +208,4 @@ def eee_pingpong(
         by = {int(r.pinger): r.response_delay_us for _, r in rows.iterrows()}
         table.add_row(f"{interval:g} ms", f"{by[0]:.1f} us", f"{by[1]:.1f} us")
     out_console().print(table)
-    done = (
-        f"{rep.runs} simulations on {rep.jobs} {'thread' if rep.jobs == 1 else 'threads'} "
-        f"in {rep.wall_s:.1f} s; results written to "
-    )
-    out_console().print(Text.assemble(done, literal(output_path(out)), "/"), highlight=False)
+    _done(rep.runs, rep.jobs, rep.wall_s, written)
