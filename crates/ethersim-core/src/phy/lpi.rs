@@ -324,6 +324,7 @@ impl Lpi {
         Some(s)
     }
 
+    #[inline]
     fn enter(&mut self, state: LpiState, at: SimTime) {
         self.state = state;
         self.since = at;
@@ -339,6 +340,7 @@ impl Lpi {
     }
 
     /// Applies the ends of Sleep (→ Quiet) and Wake (→ Active) that passed by `now`.
+    #[inline]
     fn settle(&mut self, now: SimTime) {
         match self.state {
             LpiState::Sleep if self.until <= now => {

@@ -188,7 +188,8 @@ impl Network {
         if policy {
             self.run_policy(sched, port, moment);
         }
-        if hooks != 0 {
+        // Low Power Idle alone has nothing to do as a frame starts.
+        if hooks != 0 && !(hooks == Port::HOOK_LPI && moment == QueueMoment::Dequeued) {
             self.run_hooks(sched, port, moment);
         }
     }
