@@ -194,3 +194,34 @@ def test_quick_commands_import_no_dataframe_library(args: list[str]) -> None:
     )
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip().splitlines()[-1] == "HEAVY", p.stdout
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in (ROOT / "examples").glob("*.toml")))
+def test_every_example_runs_and_prints_its_mechanisms(example: str) -> None:
+    from ethersim.api import run
+
+    result = run(ROOT / "examples" / example)
+    s = result.summary
+    assert s["stop_reason"] in ("work_done", "time_limit"), s["stop_reason"]
+    assert all(f["packets_received"] > 0 for f in s["flows"]), example
+    # The summary printer shows each mechanism's table when the run used it.
+    import io
+
+    from ethersim import cli
+    from rich.console import Console
+
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200)
+    original = cli.out_console
+    cli.out_console = lambda: console  # type: ignore[assignment]
+    try:
+        cli._print_summary(result)
+    finally:
+        cli.out_console = original
+    text = buffer.getvalue()
+    if any(p["eee"] for p in s["ports"]):
+        assert "eee (802.3az)" in text
+    if any(p["pause_received"] for p in s["ports"]):
+        assert "pause (802.3x)" in text
+    if any(link["rate_switches"] for link in s["links"]):
+        assert "rate switches" in text

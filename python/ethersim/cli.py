@@ -202,6 +202,7 @@ def _print_summary(result: Result) -> None:
         )
     out_console().print(ports)
     _print_pause(s)
+    _print_eee(s)
     _print_links(s)
 
 
@@ -224,6 +225,31 @@ def _print_pause(s: dict[str, Any]) -> None:
             _fmt_time(p["paused_s"]),
         )
     out_console().print(pause)
+
+
+def _print_eee(s: dict[str, Any]) -> None:
+    """Low Power Idle per port, when any link has it."""
+    from rich.table import Table
+
+    ports = [p for p in s["ports"] if p["eee"]]
+    if not ports:
+        return
+    eee = Table(title="eee (802.3az)", title_justify="left")
+    for col in ("port", "active", "asleep", "waking", "sleeps", "wakes", "energy", "saved"):
+        eee.add_column(col, justify="left" if col == "port" else "right", overflow="fold")
+    for p in ports:
+        asleep = p["lpi_sleep_s"] + p["lpi_quiet_s"] + p["lpi_refresh_s"]
+        eee.add_row(
+            _literal(f"{p['node']} → {p['peer']}"),
+            _fmt_time(p["lpi_active_s"]),
+            _fmt_time(asleep),
+            _fmt_time(p["lpi_wake_s"]),
+            f"{p['lpi_sleeps']:,}",
+            f"{p['lpi_wakes']:,}",
+            f"{p['energy_j']:.4g} J",
+            f"{p['energy_saved_percent']:.1f}%",
+        )
+    out_console().print(eee)
 
 
 def _print_links(s: dict[str, Any]) -> None:
