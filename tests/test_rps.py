@@ -71,6 +71,9 @@ def test_quick_writes_the_contracted_files_and_columns(quick: Path) -> None:
         assert column in cells.columns
     assert len(cells) == 2 * 4 * 2, "protocol x pause x honour"
     assert set(cells.protocol) == {"tcp", "udp"}
+    # Booleans are spelled as the contract says.
+    column = (quick / "rps.csv").read_text().splitlines()[1].split(",")[2]
+    assert column in ("true", "false"), column
     assert set(cells.pause_ms) == {0, 1, 10, 20}
     pd.testing.assert_frame_equal(pd.read_parquet(quick / "rps.parquet"), cells)
     buffers = pd.read_csv(quick / "rps_buffer.csv")

@@ -42,6 +42,14 @@ reproduce_app = typer.Typer(
 
 Rep = TypeVar("Rep")
 
+#: Options every reproduction takes.
+SeedOption = Annotated[int, typer.Option("--seed", help="Seed of every run.")]
+JobsOption = Annotated[
+    int | None,
+    typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1),
+]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
+
 
 def _reproduce_into(
     out: Path,
@@ -128,12 +136,9 @@ def rps(
             help="The switch lets its PAUSE to the server run out instead of releasing it.",
         ),
     ] = False,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of every run.")] = 1,
-    jobs: Annotated[
-        int | None,
-        typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1),
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Rapid PHY Selection: TCP and UDP transfers through a switch paused once a second,
     with the server honouring or ignoring PAUSE; the burst-loss model against bursts into
@@ -177,12 +182,9 @@ def eee_pingpong(
         Path,
         typer.Option("--out", help="Folder for the table, figure and summary."),
     ] = Path("results/eee-pingpong"),
-    seed: Annotated[int, typer.Option("--seed", help="Seed of every run.")] = 1,
-    jobs: Annotated[
-        int | None,
-        typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1),
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """EEE ping-pong: the delay Low Power Idle adds to a ping's round trip against the
     send interval, in each direction, on a 1000BASE-T link with a 1 ms idle timeout."""

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.studies.runner import MARKER, Progress, default_jobs, run_many
+from ethersim.studies.runner import MARKER, Progress, default_jobs, run_many, write_csv
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -241,7 +241,7 @@ def write(rep: Reproduction, folder: Path) -> None:
     """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
     from importlib.metadata import version
 
-    rep.table.to_csv(folder / "eee_pingpong.csv", index=False, lineterminator="\n")
+    write_csv(rep.table, folder / "eee_pingpong.csv")
     rep.table.to_parquet(folder / "eee_pingpong.parquet", index=False)
     _figure(rep, folder / "figures")
     (folder / "summary.md").write_text(_summary(rep), encoding="utf-8")

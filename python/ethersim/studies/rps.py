@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ethersim.models import burst_loss
-from ethersim.studies.runner import MARKER, Progress, Tick, default_jobs, run_many
+from ethersim.studies.runner import MARKER, Progress, Tick, default_jobs, run_many, write_csv
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -645,15 +645,15 @@ def write(rep: Reproduction, folder: Path) -> None:
     """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
     from ethersim.studies import rps_report
 
-    rep.cells.to_csv(folder / "rps.csv", index=False, lineterminator="\n")
+    write_csv(rep.cells, folder / "rps.csv")
     rep.cells.to_parquet(folder / "rps.parquet", index=False)
-    rep.buffers.to_csv(folder / "rps_buffer.csv", index=False, lineterminator="\n")
-    rep.release.to_csv(folder / "rps_release.csv", index=False, lineterminator="\n")
-    rep.bursts.to_csv(folder / "burst_loss.csv", index=False, lineterminator="\n")
+    write_csv(rep.buffers, folder / "rps_buffer.csv")
+    write_csv(rep.release, folder / "rps_release.csv")
+    write_csv(rep.bursts, folder / "burst_loss.csv")
     calibration = [{k: v for k, v in asdict(c).items() if k != "history"} for c in rep.calibrations]
     import pandas as pd
 
-    pd.DataFrame(calibration).to_csv(folder / "calibration.csv", index=False, lineterminator="\n")
+    write_csv(pd.DataFrame(calibration), folder / "calibration.csv")
     (folder / "scenarios").mkdir()
     for name, text in sorted(rep.scenarios.items()):
         (folder / "scenarios" / name).write_text(text, encoding="utf-8")

@@ -18,12 +18,26 @@ from typing import TYPE_CHECKING
 from ethersim.api import run_text
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pandas as pd
+
     from ethersim.results import Result
 
-__all__ = ["MARKER", "default_jobs", "is_reproduction_folder", "run_many"]
+__all__ = ["MARKER", "default_jobs", "is_reproduction_folder", "run_many", "write_csv"]
 
 #: The file every reproduction folder holds (what ran, with which options, how long).
 MARKER = "reproduction.json"
+
+
+def write_csv(table: pd.DataFrame, path: Path) -> None:
+    """Writes ``table`` as CSV with booleans as ``true``/``false`` (the output contracts'
+    spelling; pandas would write ``True``/``False``) and ``\\n`` line ends."""
+    out = table.copy()
+    for column in out.columns:
+        if out[column].dtype == bool:
+            out[column] = out[column].map({True: "true", False: "false"})
+    out.to_csv(path, index=False, lineterminator="\n")
 
 
 def is_reproduction_folder(names: set[str]) -> bool:
