@@ -102,6 +102,13 @@ impl TxGate {
         self.latest <= now
     }
 
+    /// Whether some closer holds the gate until it opens it (rather than until an
+    /// instant).
+    #[inline]
+    pub fn held_until_opened(&self) -> bool {
+        self.latest.is_never()
+    }
+
     /// Whether `closer` holds the gate at `now`.
     pub fn is_closed_by(&self, closer: Closer, now: SimTime) -> bool {
         self.until[closer as usize] > now
@@ -117,6 +124,14 @@ impl TxGate {
     pub fn state(&self, now: SimTime, class: FrameClass) -> GateState {
         if self.is_open(now) {
             return GateState::Open;
+        }
+        if class == FrameClass::Data {
+            // Every closer holds data: the latest of them decides.
+            return if self.latest.is_never() {
+                GateState::Closed
+            } else {
+                GateState::ClosedUntil(self.latest)
+            };
         }
         let mut latest = now;
         for closer in Closer::ALL {
@@ -158,8 +173,10 @@ mod tests {
         g.close(Closer::Link, SimTime(100));
         g.close(Closer::Policy, SimTime(300));
         assert_eq!(g.state(SimTime(0), FrameClass::Data), GateState::ClosedUntil(SimTime(300)));
+        assert!(!g.held_until_opened());
         g.close(Closer::Phy, SimTime::NEVER);
         assert_eq!(g.state(SimTime(0), FrameClass::Data), GateState::Closed);
+        assert!(g.held_until_opened());
         g.open(Closer::Phy);
         g.open(Closer::Policy);
         assert_eq!(g.state(SimTime(0), FrameClass::Data), GateState::ClosedUntil(SimTime(100)));

@@ -230,13 +230,16 @@ impl LpiPolicyKind {
             LpiPolicyKind::Custom(p) => p.on_idle(now),
         }
     }
-    /// Dispatches [`LpiPolicy::on_arrival`].
-    pub fn on_arrival(&mut self, now: SimTime, waiting: usize) -> When {
+    /// Dispatches [`LpiPolicy::on_arrival`]; `waiting` counts the frames waiting, asked
+    /// only by the policies that look at it (counting walks the PHY's ports, and the
+    /// policies that wake for any frame are on every wake's path).
+    #[inline]
+    pub fn on_arrival(&mut self, now: SimTime, waiting: impl FnOnce() -> usize) -> When {
         match self {
-            LpiPolicyKind::Immediate(p) => p.on_arrival(now, waiting),
-            LpiPolicyKind::Timeout(p) => p.on_arrival(now, waiting),
-            LpiPolicyKind::Coalescing(p) => p.on_arrival(now, waiting),
-            LpiPolicyKind::Custom(p) => p.on_arrival(now, waiting),
+            LpiPolicyKind::Immediate(p) => p.on_arrival(now, 0),
+            LpiPolicyKind::Timeout(p) => p.on_arrival(now, 0),
+            LpiPolicyKind::Coalescing(p) => p.on_arrival(now, waiting()),
+            LpiPolicyKind::Custom(p) => p.on_arrival(now, waiting()),
         }
     }
     /// Dispatches [`LpiPolicy::on_wake`].
@@ -328,19 +331,31 @@ impl Lpi {
     fn enter(&mut self, state: LpiState, at: SimTime) {
         self.state = state;
         self.since = at;
+        if self.series.is_some() {
+            self.record(state, at);
+        }
+    }
+
+    // Out of the state machine's inlined path: most runs keep no series.
+    #[cold]
+    #[inline(never)]
+    fn record(&mut self, state: LpiState, at: SimTime) {
         if let Some((s, limits)) = self.series.as_deref_mut() {
             s.push(*limits, at, state as u64);
         }
     }
 
     /// The state at `now`, with the ends of Sleep and Wake that passed applied.
+    #[inline]
     pub fn state(&mut self, now: SimTime) -> LpiState {
         self.settle(now);
         self.state
     }
 
     /// Applies the ends of Sleep (→ Quiet) and Wake (→ Active) that passed by `now`.
-    #[inline]
+    // On every sleep's and wake's path: a call cost more than its body.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     fn settle(&mut self, now: SimTime) {
         match self.state {
             LpiState::Sleep if self.until <= now => {
@@ -361,7 +376,12 @@ impl Lpi {
 
     /// Quiet time `d` split into (quiet, refresh): the PHY is quiet for Tq, refreshes
     /// for Tr, and so on, from the start of Quiet (closed form, no event per refresh).
+    #[inline]
     pub fn split_quiet(&self, d: Duration) -> (Duration, Duration) {
+        if d <= self.profile.tq {
+            // Woken before the first refresh (the common case under load): no division.
+            return (d, Duration::ZERO);
+        }
         let cycle = self.profile.tq.as_ps() + self.profile.tr.as_ps();
         if cycle == 0 {
             return (d, Duration::ZERO);
@@ -378,6 +398,7 @@ impl Lpi {
     }
 
     /// Goes to sleep at `now` (from Active). Returns when Sleep ends.
+    #[inline]
     pub fn sleep(&mut self, now: SimTime) -> SimTime {
         self.settle(now);
         debug_assert_eq!(self.state, LpiState::Active);
@@ -390,6 +411,7 @@ impl Lpi {
 
     /// Wakes for a frame at `now`: returns when the PHY is Active again (frames may start
     /// then). Already Active: `now`; already waking: the end of that wake.
+    #[inline]
     pub fn wake(&mut self, now: SimTime) -> SimTime {
         self.settle(now);
         let start = match self.state {
@@ -474,6 +496,26 @@ pub struct LpiUnit {
     pub timer: Timer,
     /// What the timer is for.
     pub pending: Pending,
+}
+
+impl LpiUnit {
+    /// The PHY goes to sleep at `now`: any pending decision is dropped.
+    #[inline]
+    pub fn begin_sleep(&mut self, now: SimTime) {
+        self.pending = Pending::None;
+        self.timer.cancel();
+        self.lpi.sleep(now);
+    }
+
+    /// The PHY wakes at `now` (the policy learns it): returns when it is Active again.
+    #[inline]
+    pub fn begin_wake(&mut self, now: SimTime) -> SimTime {
+        self.pending = Pending::None;
+        self.timer.cancel();
+        let active_at = self.lpi.wake(now);
+        self.policy.on_wake();
+        active_at
+    }
 }
 
 /// Energy Efficient Ethernet on a link: one PHY per direction, or one for both (the

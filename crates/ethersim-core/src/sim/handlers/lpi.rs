@@ -13,17 +13,11 @@ use crate::sim::trace::TraceRecord;
 use crate::time::SimTime;
 
 impl Network {
-    /// The ports a PHY of `link` transmits through.
-    fn lpi_ports(&self, link: LinkId, unit: usize) -> impl Iterator<Item = PortId> + '_ {
-        let l = &self.links[link.index()];
-        let dirs = l.eee.as_ref().map_or(&[][..], |e| e.dirs_of(unit));
-        dirs.iter().map(move |&d| l.ends[d])
-    }
-
-    /// A frame (data or MAC control) joined `port`'s queue: an Active PHY cancels a
-    /// pending sleep; one that is not asks its policy when to wake.
+    /// A frame (data or MAC control) joined `port`'s queue: a PHY that is not Active
+    /// asks its policy when to wake.
     /// A MAC control frame (`control`) wakes the PHY at once whatever the policy
     /// (coalescing holds data only: a PAUSE held back would defeat it).
+    #[inline(never)]
     pub(in crate::sim) fn lpi_on_enqueue(
         &mut self,
         sched: &mut Scheduler<Event>,
@@ -32,24 +26,31 @@ impl Network {
     ) {
         let now = sched.now();
         let (link, end) = (self.ports[port.index()].link, self.ports[port.index()].end);
-        let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
+        let l = &mut self.links[link.index()];
+        let ends = l.ends;
+        let Some(eee) = l.eee.as_deref_mut() else { return };
         let u = eee.unit_of(end);
+        let dirs = eee.dirs_of(u);
         let unit = &mut eee.units[u];
         match unit.lpi.state(now) {
-            LpiState::Active => {
-                if unit.pending != Pending::None {
-                    unit.pending = Pending::None;
-                    unit.timer.cancel();
-                }
-            }
-            LpiState::Wake => {}
+            // Awake: the frame goes at once or behind the one on the wire. A pending idle
+            // timeout is left armed: when it fires it finds the port busy, or re-armed by
+            // the idle that followed (`lpi_consider_sleep`), so frames sent while awake cost
+            // the PHY nothing (a port with only LPI watching is not even asked).
+            LpiState::Active | LpiState::Wake => {}
             LpiState::Sleep | LpiState::Quiet => {
-                let waiting: usize = self.lpi_ports(link, u).map(|p| self.ports[p.index()].waiting()).sum();
-                let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
-                let unit = &mut eee.units[u];
-                let when = if control { When::Now } else { unit.policy.on_arrival(now, waiting) };
+                let when = if control {
+                    When::Now
+                } else {
+                    let ports = &self.ports;
+                    unit.policy
+                        .on_arrival(now, || dirs.iter().map(|&d| ports[ends[d].index()].waiting()).sum())
+                };
                 match when {
-                    When::Now => self.lpi_wake(sched, link, u, port),
+                    When::Now => {
+                        let active_at = unit.begin_wake(now);
+                        self.lpi_gates(sched, ends, dirs, active_at, port);
+                    }
                     When::At(t)
                         if unit.pending != Pending::Wake || unit.timer.deadline().is_some_and(|d| t < d) =>
                     {
@@ -68,31 +69,46 @@ impl Network {
 
     /// `port` went idle with nothing waiting: if every port of its PHY is, the policy
     /// says when to sleep.
+    #[inline(never)]
     pub(in crate::sim) fn lpi_on_idle(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let (link, end) = (self.ports[port.index()].link, self.ports[port.index()].end);
         let Some(eee) = self.links[link.index()].eee.as_deref() else { return };
         let u = eee.unit_of(end);
+        // A PHY of one direction transmits through `port` alone, which is idle.
+        if eee.symmetric() && !self.lpi_idle(link, u, sched.now()) {
+            return;
+        }
         self.lpi_consider_sleep(sched, link, u);
     }
 
+    /// Whether every port the PHY `u` of `link` transmits through is idle with nothing
+    /// waiting at `now`.
+    fn lpi_idle(&self, link: LinkId, u: usize, now: SimTime) -> bool {
+        let l = &self.links[link.index()];
+        let dirs = l.eee.as_deref().map_or(&[][..], |e| e.dirs_of(u));
+        dirs.iter().all(|&d| {
+            let p = &self.ports[l.ends[d].index()];
+            !p.busy_at(now) && p.nothing_waits()
+        })
+    }
+
+    /// The PHY's transmitters are idle: an Active PHY asks its policy when to sleep. An
+    /// idle timeout re-arms from now, moving a pending one later.
+    #[inline]
     fn lpi_consider_sleep(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
         let now = sched.now();
-        let l = &mut self.links[link.index()];
-        let Some(eee) = l.eee.as_deref_mut() else { return };
-        let (dirs, ends) = (eee.dirs_of(u), l.ends);
+        let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
+        let dirs = eee.dirs_of(u);
         let unit = &mut eee.units[u];
-        if unit.pending == Pending::Sleep || unit.lpi.state(now) != LpiState::Active {
-            return;
-        }
-        let idle = dirs.iter().all(|&d| {
-            let p = &self.ports[ends[d].index()];
-            !p.busy_at(now) && p.nothing_waits()
-        });
-        if !idle {
+        if unit.lpi.state(now) != LpiState::Active {
             return;
         }
         match unit.policy.on_idle(now) {
-            When::Now => self.lpi_sleep(sched, link, u),
+            When::Now => {
+                unit.begin_sleep(now);
+                let ends = self.links[link.index()].ends;
+                self.lpi_gates(sched, ends, dirs, SimTime::NEVER, PortId(u32::MAX));
+            }
             When::At(t) => {
                 unit.pending = Pending::Sleep;
                 sched.arm(&mut unit.timer, t, |generation| Event::LpiTimer {
@@ -108,42 +124,51 @@ impl Network {
     /// The PHY goes to sleep: its ports' gates close until it wakes. Nothing waits (the
     /// ports are idle), so no port needs a look now.
     fn lpi_sleep(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
-        let now = sched.now();
-        let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
-        let unit = &mut eee.units[u];
-        unit.pending = Pending::None;
-        unit.timer.cancel();
-        unit.lpi.sleep(now);
-        let (dirs, ends) = (eee.dirs_of(u), self.links[link.index()].ends);
-        for &d in dirs {
-            let port = ends[d];
-            self.ports[port.index()].gate.close(Closer::Phy, SimTime::NEVER);
-            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Phy, until: SimTime::NEVER });
-        }
+        let l = &mut self.links[link.index()];
+        let ends = l.ends;
+        let Some(eee) = l.eee.as_deref_mut() else { return };
+        let dirs = eee.dirs_of(u);
+        eee.units[u].begin_sleep(sched.now());
+        self.lpi_gates(sched, ends, dirs, SimTime::NEVER, PortId(u32::MAX));
     }
 
-    /// The PHY wakes: its ports' gates reopen by themselves when the wake ends. A port
-    /// with frames waiting gets its wake-up armed (`by`, whose frame woke the PHY, does so
-    /// itself as it queues it).
-    fn lpi_wake(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize, by: PortId) {
+    /// The PHY wakes (coalescing's timer): frames wait at both ends, so each end looks.
+    fn lpi_wake(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
+        let l = &mut self.links[link.index()];
+        let ends = l.ends;
+        let Some(eee) = l.eee.as_deref_mut() else { return };
+        let dirs = eee.dirs_of(u);
+        let active_at = eee.units[u].begin_wake(sched.now());
+        self.lpi_gates(sched, ends, dirs, active_at, PortId(u32::MAX));
+    }
+
+    /// A PHY transmitting on `dirs` of a link with `ends` slept or woke: the Phy closer of
+    /// its ports holds them until `until` (they reopen by themselves when a wake ends). A
+    /// waking port with frames waiting gets its wake-up armed (`by`, whose frame woke the
+    /// PHY, does so itself as it queues it).
+    #[inline]
+    fn lpi_gates(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        ends: [PortId; 2],
+        dirs: &[usize],
+        until: SimTime,
+        by: PortId,
+    ) {
         let now = sched.now();
-        let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
-        let unit = &mut eee.units[u];
-        unit.pending = Pending::None;
-        unit.timer.cancel();
-        let active_at = unit.lpi.wake(now);
-        unit.policy.on_wake();
-        let (dirs, ends) = (eee.dirs_of(u), self.links[link.index()].ends);
         for &d in dirs {
             let port = ends[d];
-            self.ports[port.index()].gate.close(Closer::Phy, active_at);
-            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Phy, until: active_at });
-            if port != by && !self.ports[port.index()].nothing_waits() {
+            self.ports[port.index()].gate.close(Closer::Phy, until);
+            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Phy, until });
+            if !until.is_never() && port != by && !self.ports[port.index()].nothing_waits() {
                 self.try_start(sched, port);
             }
         }
     }
 
+    // A rare event: kept out of the event dispatch, which must stay small enough to be
+    // inlined into the event loop.
+    #[inline(never)]
     pub(in crate::sim) fn on_lpi_timer(
         &mut self,
         sched: &mut Scheduler<Event>,
@@ -158,12 +183,19 @@ impl Network {
             return;
         }
         match std::mem::replace(&mut unit.pending, Pending::None) {
-            Pending::Sleep => self.lpi_sleep(sched, link, u),
-            Pending::Wake => {
-                // Coalescing's timer: frames wait at both ends, so each end looks.
-                self.lpi_wake(sched, link, u, PortId(u32::MAX));
+            // The timeout ran out: asleep if still idle (a frame sent since re-armed it
+            // when it ended; one on the wire or waiting now keeps the PHY awake).
+            Pending::Sleep => {
+                if self.lpi_idle(link, u, sched.now()) {
+                    self.lpi_sleep(sched, link, u);
+                }
             }
-            Pending::Idle => self.lpi_consider_sleep(sched, link, u),
+            Pending::Wake => self.lpi_wake(sched, link, u),
+            Pending::Idle => {
+                if self.lpi_idle(link, u, sched.now()) {
+                    self.lpi_consider_sleep(sched, link, u);
+                }
+            }
             Pending::None => {}
         }
     }

@@ -188,8 +188,19 @@ impl Network {
         if policy {
             self.run_policy(sched, port, moment);
         }
-        // Low Power Idle alone has nothing to do as a frame starts.
-        if hooks != 0 && !(hooks == Port::HOOK_LPI && moment == QueueMoment::Dequeued) {
+        if hooks == Port::HOOK_LPI {
+            // A port only LPI watches (the common EEE case) goes to it directly. LPI has
+            // nothing to do as a frame starts, nor as one queues at a PHY that is not
+            // asleep (an asleep PHY holds the gate until it opens it; an awake or waking
+            // one sends the frame in its turn).
+            match moment {
+                QueueMoment::Enqueued if self.ports[port.index()].gate.held_until_opened() => {
+                    self.lpi_on_enqueue(sched, port, false);
+                }
+                QueueMoment::Empty => self.lpi_on_idle(sched, port),
+                QueueMoment::Enqueued | QueueMoment::Dequeued => {}
+            }
+        } else if hooks != 0 {
             self.run_hooks(sched, port, moment);
         }
     }
@@ -207,6 +218,10 @@ impl Network {
         }
         if hooks & Port::HOOK_LPI != 0 {
             match moment {
+                // Only a PHY that is asleep has anything to do as a frame queues (it
+                // holds the gate until it opens it; an awake or waking one sends the
+                // frame in its turn).
+                QueueMoment::Enqueued if !self.ports[port.index()].gate.held_until_opened() => {}
                 QueueMoment::Enqueued => self.lpi_on_enqueue(sched, port, false),
                 QueueMoment::Empty => self.lpi_on_idle(sched, port),
                 QueueMoment::Dequeued => {}
