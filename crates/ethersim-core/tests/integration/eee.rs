@@ -278,6 +278,28 @@ fn a_symmetric_link_sleeps_only_when_both_ends_are_idle() {
 }
 
 #[test]
+fn an_idle_timeout_runs_from_the_last_frame() {
+    // Timeout 1 ms; `a` sends at 0 and at 600 us, inside the first timeout: the PHY goes
+    // to sleep exactly 1 ms after the second frame's transmission (and gap) ends, never
+    // before. (Frames sent while awake leave the timer armed; it is re-armed from each
+    // idle, so this pins the rule whatever the bookkeeping.) A ping between two other
+    // hosts keeps the run going.
+    let eee = r#"{ phy = "1000BASE-T", symmetric = false, policy = { kind = "timeout", timeout = "1 ms" } }"#;
+    let text = pair(eee, &[0, 600], &[])
+        + "[[hosts]]\nname = \"c\"\n[[hosts]]\nname = \"d\"\n"
+        + "[[links]]\nbetween = [\"c\", \"d\"]\nrate = \"1 Gb/s\"\n"
+        + "[[apps]]\nkind = \"ping\"\nfrom = \"c\"\nto = \"d\"\ninterval = \"1 ms\"\ncount = 5\n"
+        + "[[series]]\nport = \"a->b\"\n";
+    let mut sim = simulation(&text);
+    sim.run();
+    let summary = sim.summary("x", 1);
+    let gap = BitRate::gbps(1).time_to_send(Bytes(8 + 1518 + 12)).as_ps();
+    let sleeps: Vec<u64> = lpi_series(&summary, "a->b").iter().filter(|p| p.1 == 1).map(|p| p.0).collect();
+    assert_eq!(sleeps, vec![600 * US + gap + 1000 * US]);
+    assert_eq!(summary.ports[0].lpi_sleeps, Some(1));
+}
+
+#[test]
 fn a_run_ending_while_a_frame_waits_out_a_sleep_counts_no_wake() {
     // The link sleeps at 0; a frame at 100 us waits for the sleep to end at 182 us; the
     // run ends at 150 us, before the sleep ends: 150 us of sleep and no wake.
