@@ -4,10 +4,14 @@ energy efficiency, with a Rust core.
 >>> import ethersim
 >>> result = ethersim.run("examples/udp-file.toml")          # doctest: +SKIP
 >>> result.flows[["name", "goodput_bps", "lost"]]            # doctest: +SKIP
+>>> ethersim.sweep("examples/fan-in-sweep.toml")             # doctest: +SKIP
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from ethersim._version import __version__
 from ethersim.api import load_text, run, run_text, schema, validate
 from ethersim.errors import (
     EthersimError,
@@ -18,7 +22,19 @@ from ethersim.errors import (
 )
 from ethersim.results import Result
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ethersim.sweeps import SweepReport, SweepSpec
+
+
+def sweep(file: str | Path | SweepSpec, **options: Any) -> SweepReport:
+    """Runs a sweep file into a results database; see :func:`ethersim.sweeps.sweep` for
+    the options. (Imported on first use: ``import ethersim`` stays light.)"""
+    from ethersim.sweeps import sweep as run_sweep
+
+    return run_sweep(file, **options)
+
 
 __all__ = [
     "EthersimError",
@@ -32,5 +48,6 @@ __all__ = [
     "run",
     "run_text",
     "schema",
+    "sweep",
     "validate",
 ]

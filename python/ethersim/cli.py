@@ -53,9 +53,9 @@ app = typer.Typer(
 
 
 class _Watch:
-    """The progress callback of a CLI run: a live status line on a terminal (after the
-    first second), a line a minute when standard error is a log, and the ``--max-wall``
-    limit."""
+    """The progress callback of a CLI run: on a terminal, a live progress bar (rich) of
+    simulated time once the run has taken a second; a line a minute when standard error
+    is a log; and the ``--max-wall`` limit."""
 
     def __init__(self, max_wall: float | None) -> None:
         import time
@@ -65,7 +65,7 @@ class _Watch:
         self.max_wall = max_wall
         self.live = sys.stderr.isatty()
         self.next_report = 1.0 if self.live else 60.0
-        self.shown = 0
+        self.bar: Any = None
 
     def __call__(self, sim_s: float, events: int, until_s: float | None) -> None:
         elapsed = self.clock() - self.start
@@ -77,25 +77,49 @@ class _Watch:
         if elapsed < self.next_report:
             return
         self.next_report = elapsed + (0.25 if self.live else 60.0)
+        status = f"{events:,} events, {events / elapsed / 1e6:.1f} M events/s"
+        if self.live:
+            self._show(sim_s, until_s, status)
+            return
         line = f"simulated {_fmt_time(sim_s)}"
         if until_s:
             line += f" of {_fmt_time(until_s)}"
             if sim_s > 0:
                 line += f", about {_fmt_time(elapsed * (until_s - sim_s) / sim_s)} to go"
-        line += f"; {events:,} events, {events / elapsed / 1e6:.1f} M events/s, {elapsed:.1f} s"
-        if self.live:
-            sys.stderr.write("\r" + line.ljust(self.shown))
-            self.shown = len(line)
-        else:
-            sys.stderr.write(line + "\n")
+        sys.stderr.write(f"{line}; {status}, {elapsed:.1f} s\n")
         sys.stderr.flush()
 
+    def _show(self, sim_s: float, until_s: float | None, status: str) -> None:
+        if self.bar is None:
+            from rich.progress import (
+                BarColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self.bar = Progress(
+                TextColumn("simulated {task.fields[sim]}{task.fields[until]}"),
+                BarColumn(),
+                TextColumn("{task.fields[status]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=err_console(),
+                transient=True,
+            )
+            self.task = self.bar.add_task("run", total=until_s, sim="", until="", status="")
+            self.bar.start()
+        until = f" of {_fmt_time(until_s)}" if until_s else ""
+        self.bar.update(
+            self.task, completed=sim_s, sim=_fmt_time(sim_s), until=until, status=status
+        )
+
     def clear(self) -> None:
-        """Removes the live line before anything else is printed."""
-        if self.shown:
-            sys.stderr.write("\r" + " " * self.shown + "\r")
-            sys.stderr.flush()
-            self.shown = 0
+        """Removes the live display before anything else is printed."""
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 SetOption = Annotated[
@@ -372,8 +396,16 @@ def schema(
     markdown: Annotated[
         bool, typer.Option("--markdown", help="Print the scenario reference as Markdown.")
     ] = False,
+    sweep: Annotated[
+        bool, typer.Option("--sweep", help="Print the JSON Schema of sweep files instead.")
+    ] = False,
 ) -> None:
     """Print the JSON Schema of scenario files (or its Markdown reference)."""
+    if sweep:
+        from ethersim.sweeps.spec import SCHEMA
+
+        sys.stdout.write(json.dumps(SCHEMA, indent=2) + "\n")
+        return
     if markdown:
         sys.stdout.write(schema_doc.render(api.schema()))
     else:
@@ -398,9 +430,11 @@ def bench(
 def _add_subcommands() -> None:
     from ethersim.cli_model import model_app
     from ethersim.cli_reproduce import reproduce_app
+    from ethersim.cli_sweep import register
 
     app.add_typer(model_app)
     app.add_typer(reproduce_app)
+    register(app)
 
 
 _add_subcommands()

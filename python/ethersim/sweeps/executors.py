@@ -1,0 +1,228 @@
+"""Where a sweep's runs execute: a local process pool (the default), or an existing Dask
+distributed cluster. Both take tasks and yield outcomes as runs finish (in batches of
+those that finished together), keeping only a
+bounded window of runs submitted, so the coordinator's memory does not grow with the
+sweep. Neither raises for a failed run: failures come back as failed outcomes.
+
+A local worker process that dies (killed, out of memory, a crash in native code) breaks
+the whole pool: every run then in flight is rerun alone in a fresh one-worker pool, and
+the run that kills that worker too is recorded as failed. Dask handles lost workers
+itself (it reschedules their tasks, and gives up on a task that has killed several).
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import signal
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ethersim._version import __version__
+from ethersim.errors import EthersimError
+from ethersim.sweeps.worker import Outcome, execute
+
+if TYPE_CHECKING:
+    from ethersim.sweeps.spec import Task
+
+__all__ = ["DaskPool", "Executor", "LocalPool", "Worker"]
+
+#: What runs one task (a module-level function, so that workers can import it).
+Worker = Callable[["Task"], Outcome]
+
+
+def _failed(task: Task, message: str) -> Outcome:
+    return Outcome(task, "failed", message, 0.0, __version__, [])
+
+
+class Executor(Protocol):
+    """Runs tasks and yields their outcomes as they finish."""
+
+    def run(self, tasks: Iterable[Task], worker: Worker = execute) -> Iterator[list[Outcome]]:
+        """Runs every task; yields each outcome once, in batches of those that finished
+        together (the coordinator commits a batch in one transaction)."""
+        ...
+
+    def close(self) -> None:
+        """Releases the workers (runs still going are abandoned)."""
+        ...
+
+
+def _alive() -> bool:
+    """A worker started (the pool's first task)."""
+    return True
+
+
+def _ignore_interrupts() -> None:
+    # A Ctrl-C reaches the whole process group: the coordinator alone decides what
+    # stops (it terminates the workers), so workers print no tracebacks of their own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalPool:
+    """A pool of ``jobs`` worker processes on this machine."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _new_pool(self, workers: int) -> ProcessPoolExecutor:
+        # Spawned, not forked: the coordinator may hold threads (a progress display, the
+        # database's), which a fork would copy in whatever state they were.
+        return ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_ignore_interrupts,
+        )
+
+    def run(self, tasks: Iterable[Task], worker: Worker = execute) -> Iterator[list[Outcome]]:
+        queue = iter(tasks)
+        window = 4 * self.jobs
+        pending: dict[Future[Outcome], Task] = {}
+        self._pool = self._new_pool(self.jobs)
+        try:
+            self._check_workers_start()
+            while True:
+                for task in itertools.islice(queue, max(0, window - len(pending))):
+                    pending[self._pool.submit(worker, task)] = task
+                if not pending:
+                    return
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                batch: list[Outcome] = []
+                broken = False
+                for future in done:
+                    task = pending.pop(future)
+                    try:
+                        batch.append(future.result())
+                    except BrokenProcessPool:
+                        broken = True
+                        pending[future] = task  # rerun alone below
+                    except Exception as e:  # the task could not reach a worker, say
+                        batch.append(_failed(task, f"{type(e).__name__}: {e}"))
+                if batch:
+                    yield batch
+                if broken:
+                    suspects = list(pending.values())
+                    pending.clear()
+                    self._terminate()
+                    for task in suspects:
+                        yield [self._alone(task, worker)]
+                    self._pool = self._new_pool(self.jobs)
+        finally:
+            self._terminate()
+
+    def _check_workers_start(self) -> None:
+        """A worker process must start before any run is given to one: when none can (the
+        usual cause is a script that starts a sweep without a main guard, which every
+        spawned worker then runs again), that is an error of the sweep, not of each run."""
+        assert self._pool is not None
+        try:
+            self._pool.submit(_alive).result()
+        except BrokenProcessPool:
+            hint = ""
+            main = sys.modules.get("__main__")
+            script = getattr(main, "__file__", None)
+            if script and getattr(getattr(main, "__spec__", None), "name", None) is None:
+                hint = (
+                    f"; {script!r} starts the sweep as it is imported: worker processes "
+                    "import the main script, so call ethersim.sweep under "
+                    "if __name__ == '__main__':"
+                )
+            raise EthersimError(f"the sweep's worker processes could not start{hint}") from None
+
+    def _alone(self, task: Task, worker: Worker) -> Outcome:
+        """Runs ``task`` in a pool of its own: the one that kills its worker again fails."""
+        pool = self._new_pool(1)
+        try:
+            return pool.submit(worker, task).result()
+        except BrokenProcessPool:
+            return _failed(
+                task,
+                "the worker process running it died (killed, out of memory or crashed); "
+                "it died again when the run was retried alone",
+            )
+        finally:
+            pool.shutdown(wait=True)
+
+    def _terminate(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        # Runs still going are abandoned, not awaited: their workers are stopped.
+        processes: dict[Any, Any] = getattr(pool, "_processes", None) or {}
+        for process in list(processes.values()):
+            if process.is_alive():
+                process.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        self._terminate()
+
+
+class DaskPool:
+    """The workers of a Dask distributed cluster: an existing one (``address``, such as
+    ``tcp://10.0.0.5:8786``) or, without an address, a local cluster of ``jobs``
+    single-threaded worker processes. Every worker needs ethersim installed."""
+
+    def __init__(self, address: str | None, jobs: int, connect_timeout_s: float = 30.0) -> None:
+        import importlib
+
+        try:
+            # Taken as a plain module (Any): distributed has no type annotations.
+            self.distributed: Any = importlib.import_module("distributed")
+        except ImportError:
+            raise EthersimError(
+                "Dask distributed is not installed; install it with "
+                "pip install 'ethersim[dask]' (or pip install distributed)"
+            ) from None
+        self.cluster: Any = None
+        try:
+            if address is None:
+                self.cluster = self.distributed.LocalCluster(
+                    n_workers=jobs,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                )
+                self.client = self.distributed.Client(self.cluster)
+            else:
+                self.client = self.distributed.Client(address, timeout=connect_timeout_s)
+        except (OSError, TimeoutError) as e:
+            where = address or "a local cluster"
+            raise EthersimError(f"cannot reach the Dask scheduler at {where}: {e}") from None
+
+    def _slots(self) -> int:
+        threads: dict[str, int] = self.client.nthreads()
+        return max(1, sum(threads.values()))
+
+    def run(self, tasks: Iterable[Task], worker: Worker = execute) -> Iterator[list[Outcome]]:
+        queue = iter(tasks)
+        window = 4 * self._slots()
+        submitted: dict[str, Task] = {}
+
+        def submit(task: Task) -> Any:
+            submitted[task.run_id] = task
+            return self.client.submit(worker, task, key=f"ethersim-run-{task.run_id}", pure=False)
+
+        first = [submit(t) for t in itertools.islice(queue, window)]
+        running = self.distributed.as_completed(first)
+        for futures in running.batches():
+            batch: list[Outcome] = []
+            for future in futures:
+                task = submitted.pop(future.key.removeprefix("ethersim-run-"))
+                try:
+                    batch.append(future.result())
+                except Exception as e:  # a worker lost with the task (KilledWorker), say
+                    batch.append(_failed(task, f"{type(e).__name__}: {e}"))
+                future.release()
+            yield batch
+            for following in itertools.islice(queue, len(futures)):
+                running.add(submit(following))
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()

@@ -1,0 +1,356 @@
+"""Sweep files: what a sweep varies, how often it repeats each cell, what it keeps.
+
+A sweep file is TOML with a JSON Schema (:data:`SCHEMA`, printed by ``ethersim schema
+--sweep``). It names a base scenario, parameters to vary over any scenario key path (a
+``grid`` whose value lists multiply, and ``zip`` lists that advance together, one more
+dimension of the grid), a number of replications, a base seed, the metrics to keep and
+the budget of each run::
+
+    name = "outage-rtt"
+    scenario = "ping-outage.toml"        # relative to the sweep file
+    seed = 1
+    replications = 5
+    metrics = ["flow.rtt_*", "port.drops", "run.events"]
+
+    [set]                                # the same in every cell
+    "links[1].delay" = "5 us"
+
+    [grid]
+    "links[0].rate" = ["100 Mb/s", "1 Gb/s"]
+
+    [zip]
+    "apps[0].interval" = ["100 us", "1 ms"]
+    "apps[0].count" = [1000, 100]
+
+    [limits]
+    max_events = 50_000_000
+    max_wall_s = 60
+
+Every cell is checked against the scenario schema before anything runs, so a bad key
+path or value is reported (with the sweep key it came from) and nothing runs.
+
+Each run's seed is derived from the base seed, the cell's parameters and the replication
+number by a hash, so it is the same on every machine and does not change when cells are
+added to or removed from the sweep.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ethersim import _core
+from ethersim.api import _pairs, load_text
+from ethersim.errors import ScenarioError
+
+__all__ = ["SCHEMA", "Limits", "SweepSpec", "Task", "derive_seed", "load_sweep", "parse_sweep"]
+
+#: The JSON Schema of sweep files.
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "ethersim sweep",
+    "description": "A sweep: a base scenario, parameters to vary, replications, metrics.",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["scenario"],
+    "properties": {
+        "name": {
+            "description": "The sweep's name in the results database (default: the file's "
+            "name without .toml). Letters, digits, '-', '_' and '.'.",
+            "type": "string",
+            "pattern": "^[A-Za-z0-9_.-]{1,100}$",
+        },
+        "description": {"description": "Free text.", "type": "string"},
+        "scenario": {
+            "description": "The base scenario file, relative to the sweep file.",
+            "type": "string",
+            "minLength": 1,
+        },
+        "seed": {
+            "description": "The base seed every run's seed is derived from (default 1).",
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 2**64 - 1,
+        },
+        "replications": {
+            "description": "Runs per cell, each with its own seed (default 1).",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 100_000,
+        },
+        "set": {
+            "description": "Scenario key paths and the one value each takes in every cell.",
+            "type": "object",
+        },
+        "grid": {
+            "description": "Scenario key paths and the values each takes; cells are every "
+            "combination.",
+            "type": "object",
+            "additionalProperties": {"type": "array", "minItems": 1},
+        },
+        "zip": {
+            "description": "Scenario key paths whose value lists (all of one length) advance "
+            "together: one more dimension of the grid.",
+            "type": "object",
+            "additionalProperties": {"type": "array", "minItems": 1},
+        },
+        "metrics": {
+            "description": "Metrics to keep, as 'scope.metric' patterns with * and ? "
+            "(scopes: run, flow, port, host, link); default: every number.",
+            "type": "array",
+            "items": {"type": "string", "pattern": r"^(run|flow|port|host|link|\*)\.[^.]+$"},
+            "minItems": 1,
+        },
+        "limits": {
+            "description": "The budget of every run; a run over it is recorded as failed.",
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "max_events": {
+                    "description": "Events a run may execute.",
+                    "type": "integer",
+                    "minimum": 1,
+                },
+                "max_wall_s": {
+                    "description": "Wall-clock seconds a run may take.",
+                    "type": "number",
+                    "exclusiveMinimum": 0,
+                },
+            },
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The budget of each run of a sweep."""
+
+    #: Events a run may execute (``None``: the scenario's own limit).
+    max_events: int | None = None
+    #: Wall-clock seconds a run may take (``None``: no limit).
+    max_wall_s: float | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run of a sweep: everything a worker needs, and the keys it is stored under."""
+
+    #: Stable identity: a hash of the sweep, the scenario and the seed.
+    run_id: str
+    sweep: str
+    #: The cell's number, in the order the sweep file defines cells.
+    cell: int
+    replication: int
+    seed: int
+    #: Hash of the cell's scenario with every default filled in, seed excluded.
+    scenario_hash: str
+    #: The cell's parameters: key path -> value.
+    parameters: dict[str, Any]
+    #: The base scenario's TOML text and the cell's overrides, as ``--set`` takes them
+    #: (``path=TOML value``).
+    scenario_text: str
+    overrides: list[str]
+    limits: Limits
+    #: ``scope.metric`` patterns of the metrics to keep.
+    metrics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A checked sweep file, expanded into its cells and runs."""
+
+    name: str
+    file: str
+    scenario_file: str
+    seed: int
+    replications: int
+    #: Each cell's parameters, in cell order.
+    cells: list[dict[str, Any]]
+    metrics: tuple[str, ...]
+    limits: Limits
+    #: The sweep file as read (for the record).
+    definition: dict[str, Any]
+    tasks: list[Task] = field(repr=False)
+
+
+def derive_seed(base: int, parameters: dict[str, Any], replication: int) -> int:
+    """The seed of one run: a hash of the base seed, the cell's parameters (canonical
+    JSON) and the replication number, as a 64-bit integer."""
+    key = json.dumps([base, parameters, replication], sort_keys=True, separators=(",", ":"))
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
+
+
+def _key(path: str) -> str:
+    """A sweep-file key path rendered for messages (quoted when it is not a bare key)."""
+    return path if re.fullmatch(r"[A-Za-z0-9_-]+", path) else json.dumps(path)
+
+
+def _schema_error(error: Any) -> ScenarioError:
+    """A jsonschema error as a :class:`ScenarioError` naming the key path."""
+    parts: list[str] = []
+    for p in error.absolute_path:
+        parts.append(f"[{p}]" if isinstance(p, int) else ("." if parts else "") + _key(str(p)))
+    path = "".join(parts)
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator == "additionalProperties":
+        allowed = sorted(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(allowed))
+        where = f"{path}." if path else ""
+        return ScenarioError(
+            f"unknown key; expected one of {', '.join(allowed)}", f"{where}{_key(extra[0])}"
+        )
+    if error.validator == "required":
+        return ScenarioError(f"{error.message}; expected the base scenario file", path)
+    expected = schema.get("description", "")
+    message = error.message
+    return ScenarioError(f"{message}" + (f"; expected: {expected}" if expected else ""), path)
+
+
+def _toml(text: str, where: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{where} is not valid TOML: {e}") from None
+
+
+def _cells(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[dict[str, Any]]:
+    """Every cell: the product of the grid's lists and the zip's rows, in file order
+    (the last grid key varies fastest; the zip's rows are the last dimension)."""
+    lengths = {len(v) for v in zipped.values()}
+    if len(lengths) > 1:
+        sizes = ", ".join(f"{_key(k)}: {len(v)}" for k, v in zipped.items())
+        raise ScenarioError(f"the zipped lists differ in length ({sizes}); expected one", "zip")
+    dims: list[list[dict[str, Any]]] = [[{k: v} for v in values] for k, values in grid.items()]
+    if zipped:
+        n = lengths.pop()
+        dims.append([{k: v[i] for k, v in zipped.items()} for i in range(n)])
+    both = set(grid) & set(zipped)
+    if both:
+        where = f"zip.{_key(min(both))}"
+        raise ScenarioError("is varied in both grid and zip; expected one", where)
+    cells = []
+    for combo in itertools.product(*dims):
+        cell: dict[str, Any] = {}
+        for part in combo:
+            cell.update(part)
+        cells.append(cell)
+    return cells
+
+
+def _origin(path: str, grid: dict[str, Any], zipped: dict[str, Any], cell: dict[str, Any]) -> str:
+    """The sweep-file key path a cell's value of scenario ``path`` came from."""
+    table, values = ("grid", grid[path]) if path in grid else ("zip", zipped[path])
+    index = next(i for i, v in enumerate(values) if v == cell[path])
+    return f"{table}.{_key(path)}[{index}]"
+
+
+def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
+    """Checks the sweep file ``text`` (read from ``file``, which its scenario path is
+    relative to) and expands it into runs. Raises :class:`ScenarioError` naming the key
+    path of whatever is wrong; nothing is run."""
+    import jsonschema
+
+    where = repr(os.fspath(file))
+    raw = _toml(text, f"sweep file {where}")
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    errors = sorted(validator.iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        raise _schema_error(errors[0])
+    sweep_path = Path(file)
+    name = raw.get("name") or sweep_path.stem
+    if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", name):
+        raise ScenarioError(
+            f"{name!r} cannot name a sweep; expected letters, digits, '-', '_' and '.' "
+            "(set name = ...)",
+            "name",
+        )
+    scenario_file = sweep_path.parent / raw["scenario"]
+    try:
+        base_text = load_text(scenario_file)
+    except ScenarioError as e:
+        raise ScenarioError(e.message, "scenario") from None
+    limits_raw = raw.get("limits", {})
+    limits = Limits(limits_raw.get("max_events"), limits_raw.get("max_wall_s"))
+    grid: dict[str, list[Any]] = raw.get("grid", {})
+    zipped: dict[str, list[Any]] = raw.get("zip", {})
+    cells = _cells(grid, zipped)
+    base_seed = raw.get("seed", 1)
+    replications = raw.get("replications", 1)
+    metrics = tuple(raw.get("metrics", ["*.*"]))
+    tasks: list[Task] = []
+    fixed: dict[str, Any] = raw.get("set", {})
+    try:
+        fixed_pairs = _pairs(list(fixed.items()))
+    except ScenarioError as e:
+        raise ScenarioError(e.message, f"set.{_key(e.path)}") from None
+    for number, parameters in enumerate(cells):
+        overrides = fixed_pairs + _pairs(list(parameters.items()))
+        if limits.max_events is not None:
+            overrides.append(("max_events", str(limits.max_events)))
+        try:
+            checked = json.loads(_core.validate(base_text, overrides))
+        except ScenarioError as e:
+            origin = next(
+                (_origin(p, grid, zipped, parameters) for p in parameters if e.path.startswith(p)),
+                next((f"set.{_key(p)}" for p in fixed if e.path.startswith(p)), "scenario"),
+            )
+            raise ScenarioError(f"{e} (cell {number})", origin) from None
+        checked.pop("seed", None)
+        canonical = json.dumps(checked, sort_keys=True, separators=(",", ":"))
+        scenario_hash = hashlib.sha256(canonical.encode()).hexdigest()[:32]
+        settings = [f"{path}={value}" for path, value in overrides]
+        for replication in range(replications):
+            seed = derive_seed(base_seed, parameters, replication)
+            run_key = f"{name}|{scenario_hash}|{seed}"
+            run_id = hashlib.blake2b(run_key.encode(), digest_size=8).hexdigest()
+            tasks.append(
+                Task(
+                    run_id=run_id,
+                    sweep=name,
+                    cell=number,
+                    replication=replication,
+                    seed=seed,
+                    scenario_hash=scenario_hash,
+                    parameters=parameters,
+                    scenario_text=base_text,
+                    overrides=settings,
+                    limits=limits,
+                    metrics=metrics,
+                )
+            )
+    return SweepSpec(
+        name=name,
+        file=os.fspath(file),
+        scenario_file=os.fspath(scenario_file),
+        seed=base_seed,
+        replications=replications,
+        cells=cells,
+        metrics=metrics,
+        limits=limits,
+        definition=raw,
+        tasks=tasks,
+    )
+
+
+def load_sweep(file: str | Path) -> SweepSpec:
+    """Reads and checks the sweep file ``file`` (see :func:`parse_sweep`)."""
+    path = Path(file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ScenarioError(f"no sweep file at {os.fspath(file)!r}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"cannot read sweep file {os.fspath(file)!r}: {e}") from None
+    return parse_sweep(text, path)

@@ -1,0 +1,306 @@
+"""The results database: an embedded DuckDB file that the sweep coordinator alone writes.
+
+Tables (a stable contract):
+
+- ``runs``: ``run_id``, ``sweep``, ``cell``, ``replication``, ``seed``, ``scenario_hash``,
+  ``parameters`` (JSON), ``status`` (``ok`` | ``failed``), ``error``, ``wall_s``,
+  ``version``.
+- ``metrics``: long form, ``run_id``, ``scope`` (run, flow, port, host, link), ``name``
+  (the flow, port, host or link; empty for the run), ``metric``, ``value``.
+- ``sweeps``: one row per sweep (its file, base seed, replications, cells, definition).
+- ``cell_stats`` (a view): per sweep, cell and metric, the number of successful runs and
+  the mean, standard deviation and 95% confidence interval (Student t) of the value.
+- ``"sweep:NAME"`` (a view per sweep): one row per cell, its parameters, runs ok and
+  failed, and for each metric ``SCOPE:NAME:METRIC mean``, ``... std`` and ``... ci95``
+  (the interval's half-width).
+
+Finished runs are written in one transaction (those that finished together share one;
+each run's ``runs`` row and its metrics are always together), so a sweep killed at any
+moment leaves every run either whole or absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ethersim.errors import OutputError
+from ethersim.sweeps.stats import t_quantiles
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+    from ethersim.sweeps.spec import SweepSpec
+    from ethersim.sweeps.worker import Outcome
+
+__all__ = ["DEFAULT_DB", "Store"]
+
+#: The database a sweep writes when no other is named (in the working folder).
+DEFAULT_DB = "ethersim-results.duckdb"
+
+#: Replications up to which the Student t quantile is tabulated; beyond, the normal
+#: quantile (they differ by less than 0.01% there).
+_T_TABLE_MAX = 10_000
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id VARCHAR PRIMARY KEY,
+    sweep VARCHAR NOT NULL,
+    cell INTEGER NOT NULL,
+    replication INTEGER NOT NULL,
+    seed UBIGINT NOT NULL,
+    scenario_hash VARCHAR NOT NULL,
+    parameters JSON NOT NULL,
+    status VARCHAR NOT NULL,
+    error VARCHAR NOT NULL,
+    wall_s DOUBLE NOT NULL,
+    version VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id VARCHAR NOT NULL,
+    scope VARCHAR NOT NULL,
+    name VARCHAR NOT NULL,
+    metric VARCHAR NOT NULL,
+    value DOUBLE NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sweeps (
+    sweep VARCHAR PRIMARY KEY,
+    file VARCHAR NOT NULL,
+    scenario_file VARCHAR NOT NULL,
+    base_seed UBIGINT NOT NULL,
+    replications INTEGER NOT NULL,
+    cells INTEGER NOT NULL,
+    definition JSON NOT NULL
+);
+CREATE TABLE IF NOT EXISTS student_t (df INTEGER PRIMARY KEY, t975 DOUBLE NOT NULL);
+"""
+
+
+def _quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+class Store:
+    """An open results database (created if absent). Use as a context manager."""
+
+    def __init__(self, path: str | Path = DEFAULT_DB, *, read_only: bool = False) -> None:
+        import duckdb
+
+        self.path = Path(path)
+        if read_only and not self.path.exists():
+            raise OutputError(f"no results database at {os.fspath(path)!r}")
+        try:
+            self.db: duckdb.DuckDBPyConnection = duckdb.connect(
+                os.fspath(self.path), read_only=read_only
+            )
+        except duckdb.Error as e:
+            raise OutputError(f"cannot open results database {os.fspath(path)!r}: {e}") from None
+        if not read_only:
+            self._create()
+
+    def _create(self) -> None:
+        self.db.execute("BEGIN")
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                self.db.execute(statement)
+        self.db.execute(
+            """CREATE OR REPLACE VIEW cell_stats AS
+            WITH s AS (
+                SELECT r.sweep, r.cell, m.scope, m.name, m.metric, count(*) AS n,
+                       avg(m.value) AS mean, stddev_samp(m.value) AS std
+                FROM metrics m JOIN runs r USING (run_id)
+                WHERE r.status = 'ok'
+                GROUP BY ALL
+            )
+            SELECT s.*, coalesce(t.t975, 1.959963984540054) * s.std / sqrt(s.n) AS ci95
+            FROM s LEFT JOIN student_t t ON t.df = s.n - 1"""
+        )
+        if self.db.execute("SELECT count(*) FROM student_t").fetchone() == (0,):
+            rows = list(enumerate(t_quantiles(_T_TABLE_MAX), start=1))
+            self.db.executemany("INSERT INTO student_t VALUES (?, ?)", rows)
+        self.db.execute("COMMIT")
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the database (everything committed stays)."""
+        self.db.close()
+
+    def register(self, spec: SweepSpec) -> None:
+        """Records (or updates) the sweep's definition."""
+        self.db.execute(
+            "INSERT OR REPLACE INTO sweeps VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                spec.name,
+                spec.file,
+                spec.scenario_file,
+                spec.seed,
+                spec.replications,
+                len(spec.cells),
+                json.dumps(spec.definition, sort_keys=True, default=str),
+            ],
+        )
+
+    def finished(self, sweep: str) -> set[str]:
+        """The ids of the sweep's runs stored as ``ok`` (a rerun skips them)."""
+        rows = self.db.execute(
+            "SELECT run_id FROM runs WHERE sweep = ? AND status = 'ok'", [sweep]
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    def stored(self, sweep: str) -> set[str]:
+        """The ids of every run of the sweep on record, ok or failed."""
+        rows = self.db.execute("SELECT run_id FROM runs WHERE sweep = ?", [sweep]).fetchall()
+        return {r[0] for r in rows}
+
+    def commit(self, outcomes: list[Outcome], replace: set[str] | None = None) -> None:
+        """Stores finished runs and their metrics in one transaction (each run whole,
+        with all its metrics, or not at all), replacing earlier records of the runs whose
+        ids are in ``replace`` (default: of every run given)."""
+        import pyarrow as pa
+
+        ids = [o.task.run_id for o in outcomes]
+        old = set(ids) if replace is None else {i for i in ids if i in replace}
+        rows = [(o.task.run_id, *m) for o in outcomes for m in o.metrics]
+        columns = list(zip(*rows, strict=True)) or [(), (), (), (), ()]
+        # Inserted as one Arrow table: row by row costs several times the transaction.
+        batch = pa.table(
+            {
+                name: pa.array(values, kind)
+                for name, values, kind in zip(
+                    ("run_id", "scope", "name", "metric", "value"),
+                    columns,
+                    (pa.string(), pa.string(), pa.string(), pa.string(), pa.float64()),
+                    strict=True,
+                )
+            }
+        )
+        self.db.execute("BEGIN")
+        try:
+            if old:
+                gone = sorted(old)
+                self.db.execute("DELETE FROM metrics WHERE run_id IN ?", [gone])
+                self.db.execute("DELETE FROM runs WHERE run_id IN ?", [gone])
+            self.db.executemany(
+                "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    [
+                        o.task.run_id,
+                        o.task.sweep,
+                        o.task.cell,
+                        o.task.replication,
+                        o.task.seed,
+                        o.task.scenario_hash,
+                        json.dumps(o.task.parameters, sort_keys=True, default=str),
+                        o.status,
+                        o.error,
+                        o.wall_s,
+                        o.version,
+                    ]
+                    for o in outcomes
+                ],
+            )
+            if rows:
+                self.db.register("ethersim_batch", batch)
+                self.db.execute("INSERT INTO metrics SELECT * FROM ethersim_batch")
+                self.db.unregister("ethersim_batch")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def refresh_view(self, sweep: str) -> None:
+        """(Re)creates the sweep's wide view, one row per cell, over the metrics stored."""
+        keys = self.db.execute(
+            """SELECT DISTINCT m.scope, m.name, m.metric FROM metrics m JOIN runs r
+               USING (run_id) WHERE r.sweep = ? ORDER BY ALL""",
+            [sweep],
+        ).fetchall()
+        columns = []
+        for scope, name, metric in keys:
+            label = f"{scope}:{name}:{metric}" if name else f"{scope}:{metric}"
+            where = f"scope = '{scope}' AND name = {_literal(name)} AND metric = {_literal(metric)}"
+            for stat in ("mean", "std", "ci95"):
+                columns.append(f"max({stat}) FILTER (WHERE {where}) AS {_quote(f'{label} {stat}')}")
+        stats = (", " + ", ".join(columns)) if columns else ""
+        self.db.execute(
+            f"""CREATE OR REPLACE VIEW {_quote("sweep:" + sweep)} AS
+            WITH c AS (
+                SELECT cell, any_value(parameters) AS parameters,
+                       count(*) FILTER (WHERE status = 'ok') AS runs_ok,
+                       count(*) FILTER (WHERE status = 'failed') AS runs_failed
+                FROM runs WHERE sweep = {_literal(sweep)} GROUP BY cell
+            ),
+            s AS (
+                SELECT cell{stats} FROM cell_stats WHERE sweep = {_literal(sweep)}
+                GROUP BY cell
+            )
+            SELECT c.*{", s.* EXCLUDE (cell)" if columns else ""}
+            FROM c LEFT JOIN s USING (cell) ORDER BY cell"""
+        )
+
+    # ----- reading -------------------------------------------------------------------
+
+    def sweeps(self) -> pd.DataFrame:
+        """One row per sweep: its definition and how many runs are ok and failed."""
+        return self.db.execute(
+            """SELECT s.sweep, s.file, s.cells, s.replications, s.cells * s.replications AS runs,
+                      count(r.run_id) FILTER (WHERE r.status = 'ok') AS ok,
+                      count(r.run_id) FILTER (WHERE r.status = 'failed') AS failed,
+                      coalesce(sum(r.wall_s), 0) AS wall_s
+               FROM sweeps s LEFT JOIN runs r USING (sweep)
+               GROUP BY ALL ORDER BY s.sweep"""
+        ).df()
+
+    def runs(self, sweep: str | None = None) -> pd.DataFrame:
+        """The ``runs`` table (of one sweep, or all), in a stable order."""
+        where, args = ("WHERE sweep = ?", [sweep]) if sweep else ("", [])
+        return self.db.execute(
+            f"SELECT * FROM runs {where} ORDER BY sweep, cell, replication", args
+        ).df()
+
+    def metrics(self, sweep: str | None = None) -> pd.DataFrame:
+        """The ``metrics`` table (of one sweep's runs, or all), in a stable order."""
+        where, args = ("WHERE r.sweep = ?", [sweep]) if sweep else ("", [])
+        return self.db.execute(
+            f"""SELECT m.* FROM metrics m JOIN runs r USING (run_id) {where}
+                ORDER BY r.sweep, r.cell, r.replication, m.scope, m.name, m.metric""",
+            args,
+        ).df()
+
+    def cells(self, sweep: str) -> pd.DataFrame:
+        """The sweep's view: one row per cell with the statistics of every metric."""
+        if not self.has_sweep(sweep):
+            raise OutputError(f"no sweep named {sweep!r} in {os.fspath(self.path)!r}")
+        view = _quote("sweep:" + sweep)
+        exists = self.db.execute(
+            "SELECT count(*) FROM duckdb_views() WHERE view_name = ?", ["sweep:" + sweep]
+        ).fetchone()
+        if exists == (0,):
+            return self.db.execute(
+                "SELECT cell, parameters FROM runs WHERE sweep = ? GROUP BY ALL ORDER BY cell",
+                [sweep],
+            ).df()
+        return self.db.execute(f"SELECT * FROM {view}").df()
+
+    def has_sweep(self, sweep: str) -> bool:
+        """Whether the database holds a sweep of that name."""
+        row = self.db.execute("SELECT count(*) FROM sweeps WHERE sweep = ?", [sweep]).fetchone()
+        return row is not None and row[0] > 0
+
+    def export(self, query: str, path: Path, fmt: str) -> None:
+        """Writes the rows of ``query`` to ``path`` as Parquet or CSV."""
+        options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
+        target = os.fspath(path).replace("'", "''")
+        self.db.execute(f"COPY ({query}) TO '{target}' ({options})")
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"

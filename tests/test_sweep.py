@@ -1,0 +1,400 @@
+"""Sweeps: files checked before anything runs, seeds derived deterministically, every run
+committed once, resumed after SIGKILL, failures recorded without stopping the rest, the
+same results on a Dask cluster as on the local pool, statistics as Student t gives them."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from cli_helpers import invoke
+from ethersim import ScenarioError
+from ethersim.api import run_text
+from ethersim.sweeps import (
+    Store,
+    derive_seed,
+    execute,
+    load_sweep,
+    summarize,
+    sweep,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "examples"
+
+#: A small scenario: a ping between two hosts over a link whose rate and delay vary.
+PING = """
+name = "ping"
+seed = 1
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[links]]
+between = ["a", "b"]
+rate = "1 Gb/s"
+delay = "1 us"
+[[apps]]
+kind = "poisson"
+name = "load"
+from = "a"
+to = "b"
+rate = "200 Mb/s"
+count = 200
+"""
+
+
+def write_sweep(folder: Path, body: str, scenario: str = PING) -> Path:
+    (folder / "base.toml").write_text(scenario)
+    path = folder / "s.toml"
+    path.write_text('scenario = "base.toml"\n' + textwrap.dedent(body))
+    return path
+
+
+GRID = """
+name = "grid"
+replications = 3
+metrics = ["flow.delay_mean_s", "flow.packets_received", "run.events"]
+[grid]
+"links[0].rate" = ["100 Mb/s", "1 Gb/s"]
+"links[0].delay" = ["1 us", "10 us", "100 us"]
+"""
+
+
+def table(store: Store, name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A sweep's runs (without timing) and metrics, in a stable order."""
+    runs = store.runs(name).drop(columns=["wall_s"]).reset_index(drop=True)
+    return runs, store.metrics(name).reset_index(drop=True)
+
+
+# ----- sweep files -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "path", "words"),
+    [
+        ("bogus = 1\n", "bogus", "unknown key"),
+        ("replications = 0\n", "replications", "minimum"),
+        ('[grid]\n"links[0].rate" = []\n', 'grid."links[0].rate"', "should be non-empty"),
+        ('[grid]\n"links[0].rate" = ["fast"]\n', 'grid."links[0].rate"[0]', "links[0].rate"),
+        ('[grid]\n"links[7].rate" = ["1 Gb/s"]\n', 'grid."links[7].rate"[0]', "links[7]"),
+        ("[zip]\na = [1, 2]\nb = [1]\n", "zip", "differ in length"),
+        ("[limits]\nmax_wall_s = 0\n", "limits.max_wall_s", "less than or equal to the minimum"),
+        ('metrics = ["flows.x"]\n', "metrics[0]", "does not match"),
+        ('[set]\n"apps[0].rate" = "lots"\n', 'set."apps[0].rate"', "apps[0].rate"),
+    ],
+)
+def test_a_malformed_sweep_file_names_the_key_path(
+    tmp_path: Path, body: str, path: str, words: str
+) -> None:
+    file = write_sweep(tmp_path, body)
+    with pytest.raises(ScenarioError) as e:
+        load_sweep(file)
+    assert e.value.path == path
+    assert words in str(e.value)
+
+
+def test_a_bad_sweep_file_exits_2_and_runs_nothing(tmp_path: Path) -> None:
+    file = write_sweep(tmp_path, '[grid]\n"links[0].rate" = ["1 Gb/s", "slow"]\n')
+    db = tmp_path / "r.duckdb"
+    result = invoke("sweep", str(file), "--db", str(db))
+    assert result.exit_code == 2
+    assert 'grid."links[0].rate"[1]' in result.output
+    assert not db.exists(), "nothing was run, not even a database created"
+
+
+def test_cells_multiply_the_grid_and_zip_advances_together(tmp_path: Path) -> None:
+    spec = load_sweep(
+        write_sweep(
+            tmp_path,
+            """
+            replications = 2
+            [grid]
+            "links[0].rate" = ["100 Mb/s", "1 Gb/s"]
+            [zip]
+            "apps[0].rate" = ["10 Mb/s", "20 Mb/s", "30 Mb/s"]
+            "apps[0].count" = [10, 20, 30]
+            """,
+        )
+    )
+    assert len(spec.cells) == 6 and len(spec.tasks) == 12
+    assert spec.cells[1] == {
+        "links[0].rate": "100 Mb/s",
+        "apps[0].rate": "20 Mb/s",
+        "apps[0].count": 20,
+    }
+    assert len({t.seed for t in spec.tasks}) == 12, "every run has its own seed"
+    assert len({t.run_id for t in spec.tasks}) == 12
+
+
+def test_seeds_depend_on_the_cell_not_on_the_rest_of_the_sweep(tmp_path: Path) -> None:
+    small = load_sweep(write_sweep(tmp_path, '[grid]\n"links[0].rate" = ["1 Gb/s"]\n'))
+    large = load_sweep(
+        write_sweep(tmp_path, '[grid]\n"links[0].rate" = ["100 Mb/s", "1 Gb/s", "10 Gb/s"]\n')
+    )
+    assert small.tasks[0].seed == large.tasks[1].seed
+    assert small.tasks[0].seed == derive_seed(1, {"links[0].rate": "1 Gb/s"}, 0)
+    assert derive_seed(2, {"links[0].rate": "1 Gb/s"}, 0) != small.tasks[0].seed
+
+
+def test_the_sweep_schema_is_printed(tmp_path: Path) -> None:
+    result = invoke("schema", "--sweep")
+    assert result.exit_code == 0
+    assert json.loads(result.output)["title"] == "ethersim sweep"
+
+
+# ----- running -----------------------------------------------------------------------
+
+
+def test_a_sweep_stores_what_the_simulator_reports_for_each_run(tmp_path: Path) -> None:
+    spec = load_sweep(write_sweep(tmp_path, GRID))
+    report = sweep(spec, db=tmp_path / "r.duckdb", jobs=2)
+    assert (report.runs, report.ok, report.failed, report.skipped) == (18, 18, 0, 0)
+    with Store(tmp_path / "r.duckdb", read_only=True) as store:
+        runs, metrics = table(store, "grid")
+    assert len(runs) == 18 and set(runs.status) == {"ok"}
+    # One run, again by hand: the stored values are the simulator's.
+    task = spec.tasks[7]
+    direct = run_text(PING, overrides=task.overrides, seed=task.seed).summary
+    mine = metrics[metrics.run_id == task.run_id].set_index(["scope", "metric"]).value
+    assert mine[("run", "events")] == direct["events"]
+    assert mine[("flow", "delay_mean_s")] == direct["flows"][0]["delay"]["mean_s"]
+    assert set(metrics.metric) == {"delay_mean_s", "packets_received", "events"}
+
+
+def test_a_rerun_skips_what_is_stored_and_the_same_sweep_gives_the_same_database(
+    tmp_path: Path,
+) -> None:
+    file = write_sweep(tmp_path, GRID)
+    first = sweep(file, db=tmp_path / "a.duckdb", jobs=2)
+    again = sweep(file, db=tmp_path / "a.duckdb", jobs=2)
+    assert (again.skipped, again.ok) == (18, 0)
+    forced = sweep(file, db=tmp_path / "a.duckdb", jobs=2, force=True)
+    assert (forced.skipped, forced.ok) == (0, 18)
+    sweep(file, db=tmp_path / "b.duckdb", jobs=1)
+    with (
+        Store(tmp_path / "a.duckdb", read_only=True) as a,
+        Store(tmp_path / "b.duckdb", read_only=True) as b,
+    ):
+        for x, y in zip(table(a, "grid"), table(b, "grid"), strict=True):
+            pd.testing.assert_frame_equal(x, y)
+    assert first.ok == 18
+
+
+def test_cell_statistics_are_the_student_t_interval(tmp_path: Path) -> None:
+    sweep(write_sweep(tmp_path, GRID), db=tmp_path / "r.duckdb", jobs=2)
+    with Store(tmp_path / "r.duckdb", read_only=True) as store:
+        runs, metrics = table(store, "grid")
+        cells = store.cells("grid")
+    joined = metrics.merge(runs[["run_id", "cell"]], on="run_id")
+    for cell in range(6):
+        values = joined[(joined.cell == cell) & (joined.metric == "delay_mean_s")].value
+        s = summarize(list(values))
+        row = cells[cells.cell == cell].iloc[0]
+        assert row["runs_ok"] == 3
+        assert math.isclose(row["flow:load:delay_mean_s mean"], s.mean, rel_tol=1e-12)
+        assert math.isclose(row["flow:load:delay_mean_s std"], s.std, rel_tol=1e-9)
+        assert math.isclose(row["flow:load:delay_mean_s ci95"], s.ci95, rel_tol=1e-9)
+    # Two degrees of freedom: t = 4.302652729911275.
+    assert math.isclose(summarize([1.0, 2.0, 3.0]).ci95, 4.302652729911275 / math.sqrt(3))
+
+
+def test_failed_runs_are_recorded_and_the_rest_finish(tmp_path: Path) -> None:
+    body = """
+    name = "budgets"
+    [grid]
+    "apps[0].count" = [50, 100000]
+    [limits]
+    max_events = 2000
+    """
+    report = sweep(write_sweep(tmp_path, body), db=tmp_path / "r.duckdb", jobs=2)
+    assert (report.ok, report.failed) == (1, 1)
+    with Store(tmp_path / "r.duckdb", read_only=True) as store:
+        runs = store.runs("budgets")
+        assert store.metrics("budgets").run_id.isin(runs[runs.status == "ok"].run_id).all()
+    failed = runs[runs.status == "failed"].iloc[0]
+    assert failed.cell == 1 and "event budget of 2,000 events" in failed.error
+
+
+def test_a_run_over_its_wall_budget_fails(tmp_path: Path) -> None:
+    long = PING.replace("count = 200", "count = 5000000")
+    body = '[limits]\nmax_wall_s = 0.05\n[grid]\n"apps[0].count" = [5000000]\n'
+    report = sweep(write_sweep(tmp_path, body, long), db=tmp_path / "r.duckdb", jobs=1)
+    assert report.failed == 1
+    with Store(tmp_path / "r.duckdb", read_only=True) as store:
+        assert "wall budget of 0.05 s" in store.runs("s").error.iloc[0]
+
+
+def test_a_panic_in_a_run_is_a_failed_outcome(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from ethersim import _core, api
+
+    def panicking(*args: Any, **kwargs: Any) -> None:
+        _core._trigger_panic()
+
+    monkeypatch.setattr(api, "run_text", panicking)
+    task = load_sweep(write_sweep(tmp_path, "")).tasks[0]
+    outcome = execute(task)
+    assert outcome.status == "failed" and outcome.error.startswith("InternalError")
+
+
+def test_a_worker_that_dies_fails_its_run_alone(tmp_path: Path) -> None:
+    from sweep_workers import dies_on_cell_1
+
+    spec = load_sweep(write_sweep(tmp_path, '[grid]\n"apps[0].count" = [10, 20, 30, 40]\n'))
+    report = sweep(spec, db=tmp_path / "r.duckdb", jobs=2, worker=dies_on_cell_1)
+    assert (report.ok, report.failed) == (3, 1)
+    with Store(tmp_path / "r.duckdb", read_only=True) as store:
+        runs = store.runs("s")
+    assert list(runs[runs.status == "failed"].cell) == [1]
+    assert "worker process running it died" in runs[runs.cell == 1].error.iloc[0]
+
+
+def test_a_sweep_killed_partway_resumes_and_equals_an_uninterrupted_one(tmp_path: Path) -> None:
+    body = GRID.replace("replications = 3", "replications = 6")
+    file = write_sweep(tmp_path, body)
+    db = tmp_path / "killed.duckdb"
+    child = textwrap.dedent(
+        f"""
+        import sys
+        from ethersim.sweeps import sweep
+        def said(outcome):
+            print(outcome.task.run_id, flush=True)
+        sweep({str(file)!r}, db={str(db)!r}, jobs=2, on_commit=said)
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", child], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    assert proc.stdout is not None
+    committed = [proc.stdout.readline() for _ in range(8)]
+    os.killpg(proc.pid, signal.SIGKILL)  # the coordinator and its workers
+    proc.wait()
+    proc.stdout.close()
+    assert all(committed)
+    with Store(db, read_only=True) as store:
+        stored = len(store.runs("grid"))
+    assert 8 <= stored < 36, stored
+    resumed = sweep(file, db=db, jobs=2)
+    assert resumed.skipped == stored and resumed.ok == 36 - stored
+    sweep(file, db=tmp_path / "whole.duckdb", jobs=2)
+    with Store(db, read_only=True) as a, Store(tmp_path / "whole.duckdb", read_only=True) as b:
+        runs, metrics = table(a, "grid")
+        assert runs.run_id.is_unique and len(runs) == 36
+        for x, y in zip((runs, metrics), table(b, "grid"), strict=True):
+            pd.testing.assert_frame_equal(x, y)
+
+
+def test_an_interrupted_sweep_stops_its_workers_and_keeps_what_it_committed(
+    tmp_path: Path,
+) -> None:
+    # The coordinator is interrupted (SIGINT) after its fifth commit, with runs in flight.
+    body = GRID.replace("replications = 3", "replications = 6")
+    file = write_sweep(tmp_path, body)
+    db = tmp_path / "r.duckdb"
+    child = textwrap.dedent(
+        f"""
+        import os, signal
+        from ethersim.sweeps import sweep
+        done = 0
+        def said(outcome):
+            global done
+            done += 1
+            if done == 5:
+                os.kill(os.getpid(), signal.SIGINT)
+        try:
+            sweep({str(file)!r}, db={str(db)!r}, jobs=2, on_commit=said)
+        except KeyboardInterrupt:
+            raise SystemExit(130)
+        """
+    )
+    finished = subprocess.run([sys.executable, "-c", child], timeout=60, check=False)
+    assert finished.returncode == 130
+    with Store(db, read_only=True) as store:
+        runs = store.runs("grid")
+        metrics = store.metrics("grid")
+    assert 5 <= len(runs) < 36 and set(runs.status) == {"ok"}
+    assert set(metrics.run_id) == set(runs.run_id), "no run without its metrics, none extra"
+    assert sweep(file, db=db, jobs=2).ok == 36 - len(runs)
+
+
+def test_a_script_without_a_main_guard_gets_a_clear_error(tmp_path: Path) -> None:
+    # Spawned workers import the main script: one that sweeps as it is imported would
+    # sweep again in every worker. The sweep says so instead of failing every run.
+    file = write_sweep(tmp_path, "")
+    script = tmp_path / "unguarded.py"
+    db = tmp_path / "r.duckdb"
+    script.write_text(f"import ethersim\nethersim.sweep({str(file)!r}, db={str(db)!r}, jobs=1)\n")
+    p = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert p.returncode != 0
+    assert "if __name__ == '__main__':" in p.stderr, p.stderr[-2000:]
+    with Store(db, read_only=True) as store:
+        assert store.runs().empty, "no run recorded as failed"
+
+
+def test_a_dask_cluster_gives_the_local_pools_results(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    file = write_sweep(tmp_path, GRID)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        result = invoke(
+            "sweep",
+            str(file),
+            "--db",
+            str(tmp_path / "dask.duckdb"),
+            "--scheduler",
+            cluster.scheduler_address,
+            "--quiet",
+        )
+        assert result.exit_code == 0, result.output
+    sweep(file, db=tmp_path / "local.duckdb", jobs=2)
+    with (
+        Store(tmp_path / "dask.duckdb", read_only=True) as a,
+        Store(tmp_path / "local.duckdb", read_only=True) as b,
+    ):
+        for x, y in zip(table(a, "grid"), table(b, "grid"), strict=True):
+            pd.testing.assert_frame_equal(x, y)
+
+
+# ----- the command line --------------------------------------------------------------
+
+
+def test_the_example_sweep_runs_and_its_results_export(tmp_path: Path) -> None:
+    db = tmp_path / "r.duckdb"
+    result = invoke("sweep", str(EXAMPLES / "fan-in-sweep.toml"), "--db", str(db))
+    assert result.exit_code == 0, result.output
+    assert "40 ok, 0 failed" in result.output
+    listed = invoke("results", "--db", str(db))
+    assert "fan-in-sweep" in listed.output
+    for suffix in (".csv", ".parquet"):
+        out = tmp_path / f"cells{suffix}"
+        assert (
+            invoke("results", "fan-in-sweep", "--db", str(db), "--export", str(out)).exit_code == 0
+        )
+        cells = pd.read_csv(out) if suffix == ".csv" else pd.read_parquet(out)
+        assert len(cells) == 10 and (cells.runs_ok == 4).all()
+    # More buffer never drops more (means over four replications, at 64% load).
+    drops = cells["port:switch->h0:drops mean"].tolist()
+    assert drops[5:] == sorted(drops[5:], reverse=True) and drops[-1] == 0
+    missing = invoke("results", "nothing", "--db", str(db))
+    assert missing.exit_code == 2 and "no sweep named 'nothing'" in missing.output
+
+
+def test_a_sweep_with_failures_exits_1(tmp_path: Path) -> None:
+    file = write_sweep(tmp_path, "[limits]\nmax_events = 10\n")
+    result = invoke("sweep", str(file), "--db", str(tmp_path / "r.duckdb"))
+    assert result.exit_code == 1
+    assert "1 runs failed" in result.output
