@@ -91,6 +91,13 @@ def table(store: Store, name: str) -> tuple[pd.DataFrame, pd.DataFrame]:
         ("[limits]\nmax_wall_s = 0\n", "limits.max_wall_s", "less than or equal to the minimum"),
         ('metrics = ["flows.x"]\n', "metrics[0]", "does not match"),
         ('[set]\n"apps[0].rate" = "lots"\n', 'set."apps[0].rate"', "apps[0].rate"),
+        ('[grid]\n"apps[0].count" = [1, 2, 1]\n', 'grid."apps[0].count"[2]', "index 0"),
+        ('[zip]\na = [1, 1]\nb = ["x", "x"]\n', "zip.a[1]", "repeats"),
+        (
+            '[set]\n"apps[0].count" = 1\n[grid]\n"apps[0].count" = [2]\n',
+            'grid."apps[0].count"',
+            "set",
+        ),
     ],
 )
 def test_a_malformed_sweep_file_names_the_key_path(
@@ -188,6 +195,31 @@ def test_a_rerun_skips_what_is_stored_and_the_same_sweep_gives_the_same_database
         for x, y in zip(table(a, "grid"), table(b, "grid"), strict=True):
             pd.testing.assert_frame_equal(x, y)
     assert first.ok == 18
+
+
+def test_an_edited_sweep_keeps_only_the_runs_it_still_defines(tmp_path: Path) -> None:
+    db = tmp_path / "r.duckdb"
+    sweep(write_sweep(tmp_path, '[grid]\n"apps[0].count" = [100, 200]\n'), db=db, jobs=2)
+    # 100 goes, 300 comes: the run of 200 is kept and becomes cell 0.
+    edited = sweep(write_sweep(tmp_path, '[grid]\n"apps[0].count" = [200, 300]\n'), db=db, jobs=2)
+    assert (edited.removed, edited.skipped, edited.ok) == (1, 1, 1)
+    with Store(db, read_only=True) as store:
+        runs = store.runs("s")
+        cells = store.cells("s")
+    assert list(runs.cell) == [0, 1] and len(runs) == 2
+    assert [json.loads(p) for p in runs.parameters] == [
+        {"apps[0].count": 200},
+        {"apps[0].count": 300},
+    ]
+    assert list(cells["flow:load:packets_sent mean"]) == [200, 300]
+
+
+def test_sweep_names_must_differ_by_more_than_case(tmp_path: Path) -> None:
+    db = tmp_path / "r.duckdb"
+    sweep(write_sweep(tmp_path, 'name = "Load"\n'), db=db, jobs=1)
+    with pytest.raises(ScenarioError) as e:
+        sweep(write_sweep(tmp_path, 'name = "load"\n'), db=db, jobs=1)
+    assert e.value.path == "name" and "only in case" in str(e.value)
 
 
 def test_cell_statistics_are_the_student_t_interval(tmp_path: Path) -> None:
@@ -344,6 +376,49 @@ def test_a_script_without_a_main_guard_gets_a_clear_error(tmp_path: Path) -> Non
         assert store.runs().empty, "no run recorded as failed"
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_workers_die_with_a_coordinator_killed_outright(tmp_path: Path) -> None:
+    import time
+
+    file = write_sweep(tmp_path, GRID.replace("replications = 3", "replications = 50"))
+    child = textwrap.dedent(
+        f"""
+        from ethersim.sweeps import sweep
+        def said(outcome):
+            print(outcome.task.run_id, flush=True)
+        sweep({str(file)!r}, db={str(tmp_path / "r.duckdb")!r}, jobs=2, on_commit=said)
+        """
+    )
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    proc.stdout.readline()  # workers are up
+    workers = _children(proc.pid)
+    assert workers, "the coordinator has worker processes"
+    proc.kill()  # the coordinator alone, as the OOM killer would
+    proc.wait()
+    proc.stdout.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(Path(f"/proc/{w}").exists() for w in workers):
+        time.sleep(0.1)
+    for w in workers:  # reaped by init, or a zombie at most
+        status = Path(f"/proc/{w}/stat")
+        assert not status.exists() or status.read_text().rsplit(")", 1)[1].split()[0] == "Z"
+
+
 def test_a_dask_cluster_gives_the_local_pools_results(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     file = write_sweep(tmp_path, GRID)
@@ -389,6 +464,15 @@ def test_the_example_sweep_runs_and_its_results_export(tmp_path: Path) -> None:
     # More buffer never drops more (means over four replications, at 64% load).
     drops = cells["port:switch->h0:drops mean"].tolist()
     assert drops[5:] == sorted(drops[5:], reverse=True) and drops[-1] == 0
+    long = tmp_path / "metrics.parquet"
+    assert (
+        invoke(
+            "results", "fan-in-sweep", "--db", str(db), "--metrics", "--export", str(long)
+        ).exit_code
+        == 0
+    )
+    # 18 ports and 8 flows with two metrics each, and the run's events.
+    assert len(pd.read_parquet(long)) == 40 * (18 * 2 + 8 * 2 + 1)
     missing = invoke("results", "nothing", "--db", str(db))
     assert missing.exit_code == 2 and "no sweep named 'nothing'" in missing.output
 

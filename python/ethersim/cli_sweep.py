@@ -151,6 +151,12 @@ def sweep(
             f"{report.ok} ok, {report.failed} failed, in {report.wall_s:.1f} s; results in "
         )
         out_console().print(Text.assemble(line, literal(db)), highlight=False)
+        if report.removed:
+            err_console().print(
+                f"note: {report.removed} runs stored under this sweep's name were not in its "
+                "current definition and were removed",
+                highlight=False,
+            )
     if report.failed:
         from rich.text import Text
 
@@ -181,6 +187,10 @@ def results(
     ] = None,
     db: DbOption = Path("ethersim-results.duckdb"),
     runs: Annotated[bool, typer.Option("--runs", help="List the sweep's runs.")] = False,
+    long_metrics: Annotated[
+        bool,
+        typer.Option("--metrics", help="The sweep's metrics, long form (one row per value)."),
+    ] = False,
     metric: Annotated[
         list[str] | None,
         typer.Option(
@@ -192,8 +202,8 @@ def results(
         Path | None,
         typer.Option(
             "--export",
-            help="Write the table shown (cells, runs, or the metrics with --runs) to a "
-            ".parquet or .csv file.",
+            help="Write the table instead of showing it (the cells, or with --runs the "
+            "runs, with --metrics the metrics) to a .parquet or .csv file.",
         ),
     ] = None,
 ) -> None:
@@ -204,6 +214,8 @@ def results(
     from ethersim.sweeps import Store
 
     try:
+        if runs and long_metrics:
+            raise ScenarioError("give --runs or --metrics, not both", "--metrics")
         if export is not None and export.suffix not in (".parquet", ".csv"):
             raise ScenarioError(
                 f"{str(export)!r} has neither .parquet nor .csv; expected one of them",
@@ -212,10 +224,13 @@ def results(
         with Store(db, read_only=True) as store:
             if sweep is None:
                 frame, title = store.sweeps(), f"sweeps in {db}"
-            elif runs:
+            elif runs or long_metrics:
                 if not store.has_sweep(sweep):
                     raise OutputError(f"no sweep named {sweep!r} in {str(db)!r}")
-                frame, title = store.runs(sweep), f"runs of {sweep}"
+                if runs:
+                    frame, title = store.runs(sweep), f"runs of {sweep}"
+                else:
+                    frame, title = store.metrics(sweep), f"metrics of {sweep}"
             else:
                 frame, title = store.cells(sweep), f"cells of {sweep}"
                 if metric:

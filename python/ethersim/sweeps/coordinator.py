@@ -10,9 +10,12 @@ and the next invocation runs only what is missing.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +28,21 @@ __all__ = ["SweepReport", "Tick", "default_jobs", "sweep"]
 
 #: Called after each committed run with (runs done, runs to do, failures so far).
 Tick = Callable[[int, int, int], object]
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Ctrl-C and SIGTERM wait while a batch is committed (milliseconds), then act: the
+    commit is never cut between its statement and the end of its transaction."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    stopping = {signal.SIGINT, signal.SIGTERM}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stopping)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping)
 
 
 def default_jobs() -> int:
@@ -47,6 +65,9 @@ class SweepReport:
     skipped: int
     ok: int
     failed: int
+    #: Runs stored under the sweep's name that its current definition no longer has,
+    #: removed from the database.
+    removed: int
     wall_s: float
 
 
@@ -75,7 +96,8 @@ def sweep(
     jobs = jobs or default_jobs()
     start = time.monotonic()
     with Store(db) as store:
-        store.register(spec)
+        removed = store.register(spec)
+        store.refresh_view(spec.name)  # so that a sweep stopped at once still has one
         done = set() if force else store.finished(spec.name)
         on_record = store.stored(spec.name)
         todo = [t for t in spec.tasks if t.run_id not in done]
@@ -90,7 +112,8 @@ def sweep(
                 if tick is not None:
                     tick(0, len(todo), 0)
                 for batch in executor.run(todo, worker):
-                    store.commit(batch, replace=on_record)
+                    with _signals_held():
+                        store.commit(batch, replace=on_record)
                     for outcome in batch:
                         if outcome.status == "ok":
                             ok += 1
@@ -110,5 +133,6 @@ def sweep(
             len(spec.tasks) - len(todo),
             ok,
             failed,
+            removed,
             time.monotonic() - start,
         )

@@ -14,10 +14,20 @@ from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    as_completed,
+    wait,
+)
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -56,10 +66,31 @@ def _alive() -> bool:
     return True
 
 
-def _ignore_interrupts() -> None:
-    # A Ctrl-C reaches the whole process group: the coordinator alone decides what
-    # stops (it terminates the workers), so workers print no tracebacks of their own.
+def _worker_setup(coordinator: int) -> None:
+    """Set up a local worker process: it ignores Ctrl-C, and it dies with its coordinator.
+
+    A Ctrl-C reaches the whole process group: the coordinator alone decides what stops
+    (it terminates the workers), so workers print no tracebacks of their own. A spawned
+    worker would outlive a coordinator killed outright (SIGKILL, the OOM killer): on Linux
+    the kernel kills it then (``PR_SET_PDEATHSIG``); elsewhere a thread watches for it.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0) == 0:
+            if os.getppid() != coordinator:  # it died before the request was made
+                os._exit(1)
+            return
+
+    def watch() -> None:
+        while os.getppid() == coordinator:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ethersim-coordinator-watch", daemon=True).start()
 
 
 class LocalPool:
@@ -68,6 +99,9 @@ class LocalPool:
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
         self._pool: ProcessPoolExecutor | None = None
+        #: The one-worker pools of runs retried alone.
+        self._alone_pools: set[ProcessPoolExecutor] = set()
+        self._lock = threading.Lock()
 
     def _new_pool(self, workers: int) -> ProcessPoolExecutor:
         # Spawned, not forked: the coordinator may hold threads (a progress display, the
@@ -75,7 +109,8 @@ class LocalPool:
         return ProcessPoolExecutor(
             max_workers=workers,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=_ignore_interrupts,
+            initializer=_worker_setup,
+            initargs=(os.getpid(),),
         )
 
     def run(self, tasks: Iterable[Task], worker: Worker = execute) -> Iterator[list[Outcome]]:
@@ -105,11 +140,16 @@ class LocalPool:
                 if batch:
                     yield batch
                 if broken:
+                    # Which of the runs in flight killed its worker is unknown: each is
+                    # run again alone (up to `jobs` at once); the one that kills its
+                    # worker again is recorded as failed.
                     suspects = list(pending.values())
                     pending.clear()
                     self._terminate()
-                    for task in suspects:
-                        yield [self._alone(task, worker)]
+                    with ThreadPoolExecutor(self.jobs, thread_name_prefix="ethersim-alone") as t:
+                        retries = [t.submit(self._alone, task, worker) for task in suspects]
+                        for retry in as_completed(retries):
+                            yield [retry.result()]
                     self._pool = self._new_pool(self.jobs)
         finally:
             self._terminate()
@@ -136,6 +176,8 @@ class LocalPool:
     def _alone(self, task: Task, worker: Worker) -> Outcome:
         """Runs ``task`` in a pool of its own: the one that kills its worker again fails."""
         pool = self._new_pool(1)
+        with self._lock:
+            self._alone_pools.add(pool)
         try:
             return pool.submit(worker, task).result()
         except BrokenProcessPool:
@@ -145,21 +187,29 @@ class LocalPool:
                 "it died again when the run was retried alone",
             )
         finally:
+            with self._lock:
+                self._alone_pools.discard(pool)
             pool.shutdown(wait=True)
 
     def _terminate(self) -> None:
         pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        # Runs still going are abandoned, not awaited: their workers are stopped.
-        processes: dict[Any, Any] = getattr(pool, "_processes", None) or {}
-        for process in list(processes.values()):
-            if process.is_alive():
-                process.terminate()
-        pool.shutdown(wait=True, cancel_futures=True)
+        with self._lock:
+            pools = [*self._alone_pools, *([pool] if pool is not None else [])]
+        for p in pools:
+            _stop(p)
 
     def close(self) -> None:
         self._terminate()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stops a pool at once: runs still going are abandoned, not awaited (their workers
+    are terminated; the executor keeps its processes in a private mapping)."""
+    processes: dict[Any, Any] = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 class DaskPool:
@@ -200,14 +250,13 @@ class DaskPool:
 
     def run(self, tasks: Iterable[Task], worker: Worker = execute) -> Iterator[list[Outcome]]:
         queue = iter(tasks)
-        window = 4 * self._slots()
         submitted: dict[str, Task] = {}
 
         def submit(task: Task) -> Any:
             submitted[task.run_id] = task
             return self.client.submit(worker, task, key=f"ethersim-run-{task.run_id}", pure=False)
 
-        first = [submit(t) for t in itertools.islice(queue, window)]
+        first = [submit(t) for t in itertools.islice(queue, 4 * self._slots())]
         running = self.distributed.as_completed(first)
         for futures in running.batches():
             batch: list[Outcome] = []
@@ -219,7 +268,9 @@ class DaskPool:
                     batch.append(_failed(task, f"{type(e).__name__}: {e}"))
                 future.release()
             yield batch
-            for following in itertools.islice(queue, len(futures)):
+            # Four runs per worker thread in flight, counting workers that joined since.
+            room = 4 * self._slots() - len(submitted)
+            for following in itertools.islice(queue, max(room, 0)):
                 running.add(submit(following))
 
     def close(self) -> None:

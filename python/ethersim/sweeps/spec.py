@@ -256,6 +256,31 @@ def _origin(path: str, grid: dict[str, Any], zipped: dict[str, Any], cell: dict[
     return f"{table}.{_key(path)}[{index}]"
 
 
+def _under(error_path: str, path: str) -> bool:
+    """Whether a scenario error at ``error_path`` concerns the value set at ``path`` (the
+    path itself or something inside it; ``links[1]`` is not inside ``links[10]``)."""
+    return error_path == path or error_path.startswith((f"{path}.", f"{path}["))
+
+
+def _refuse_repeated_values(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> None:
+    """Two equal cells would be the same runs twice: a value repeated in a grid list, or
+    a row repeated in the zip, is an error at its second place."""
+    lists = [(f"grid.{_key(k)}", [[v] for v in values]) for k, values in grid.items()]
+    if zipped:
+        rows = [list(row) for row in zip(*zipped.values(), strict=True)]
+        lists.append((f"zip.{_key(next(iter(zipped)))}", rows))
+    for where, rows in lists:
+        seen: dict[str, int] = {}
+        for index, row in enumerate(rows):
+            key = json.dumps(row, sort_keys=True, default=str)
+            if key in seen:
+                raise ScenarioError(
+                    f"repeats the value at index {seen[key]}; expected each value once",
+                    f"{where}[{index}]",
+                )
+            seen[key] = index
+
+
 def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
     """Checks the sweep file ``text`` (read from ``file``, which its scenario path is
     relative to) and expands it into runs. Raises :class:`ScenarioError` naming the key
@@ -291,6 +316,11 @@ def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
     metrics = tuple(raw.get("metrics", ["*.*"]))
     tasks: list[Task] = []
     fixed: dict[str, Any] = raw.get("set", {})
+    for path in fixed:
+        if path in grid or path in zipped:
+            table = "grid" if path in grid else "zip"
+            raise ScenarioError("is also in set; expected one place", f"{table}.{_key(path)}")
+    _refuse_repeated_values(grid, zipped)
     try:
         fixed_pairs = _pairs(list(fixed.items()))
     except ScenarioError as e:
@@ -303,8 +333,8 @@ def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
             checked = json.loads(_core.validate(base_text, overrides))
         except ScenarioError as e:
             origin = next(
-                (_origin(p, grid, zipped, parameters) for p in parameters if e.path.startswith(p)),
-                next((f"set.{_key(p)}" for p in fixed if e.path.startswith(p)), "scenario"),
+                (_origin(p, grid, zipped, parameters) for p in parameters if _under(e.path, p)),
+                next((f"set.{_key(p)}" for p in fixed if _under(e.path, p)), "scenario"),
             )
             raise ScenarioError(f"{e} (cell {number})", origin) from None
         checked.pop("seed", None)

@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ethersim.errors import OutputError
+from ethersim.errors import OutputError, ScenarioError
 from ethersim.sweeps.stats import t_quantiles
 
 if TYPE_CHECKING:
@@ -133,20 +133,80 @@ class Store:
         """Closes the database (everything committed stays)."""
         self.db.close()
 
-    def register(self, spec: SweepSpec) -> None:
-        """Records (or updates) the sweep's definition."""
-        self.db.execute(
-            "INSERT OR REPLACE INTO sweeps VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                spec.name,
-                spec.file,
-                spec.scenario_file,
-                spec.seed,
-                spec.replications,
-                len(spec.cells),
-                json.dumps(spec.definition, sort_keys=True, default=str),
-            ],
+    def register(self, spec: SweepSpec) -> int:
+        """Records (or updates) the sweep's definition, and brings the runs stored under
+        its name in line with it: runs the definition no longer has (a value taken out of
+        the grid, a changed budget or base scenario) are removed, so that no statistic
+        mixes them in, and the runs it still has take its current cell numbers. Returns
+        how many runs were removed."""
+        import pyarrow as pa
+
+        clash = self.db.execute(
+            "SELECT sweep FROM sweeps WHERE lower(sweep) = lower(?) AND sweep <> ?",
+            [spec.name, spec.name],
+        ).fetchone()
+        if clash is not None:
+            raise ScenarioError(
+                f"{spec.name!r} differs only in case from the sweep {clash[0]!r} in "
+                f"{os.fspath(self.path)!r}; expected another name (the database does not "
+                "tell names apart by case)",
+                "name",
+            )
+        current = pa.table(
+            {
+                "run_id": pa.array([t.run_id for t in spec.tasks], pa.string()),
+                "cell": pa.array([t.cell for t in spec.tasks], pa.int32()),
+                "replication": pa.array([t.replication for t in spec.tasks], pa.int32()),
+                "parameters": pa.array(
+                    [json.dumps(t.parameters, sort_keys=True, default=str) for t in spec.tasks],
+                    pa.string(),
+                ),
+            }
         )
+        self.db.execute("BEGIN")
+        try:
+            self.db.execute(
+                "INSERT OR REPLACE INTO sweeps VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    spec.name,
+                    spec.file,
+                    spec.scenario_file,
+                    spec.seed,
+                    spec.replications,
+                    len(spec.cells),
+                    json.dumps(spec.definition, sort_keys=True, default=str),
+                ],
+            )
+            self.db.register("ethersim_current", current)
+            stale = self.db.execute(
+                """SELECT run_id FROM runs WHERE sweep = ?
+                   AND run_id NOT IN (SELECT run_id FROM ethersim_current)""",
+                [spec.name],
+            ).fetchall()
+            if stale:
+                gone = [r[0] for r in stale]
+                self.db.execute("DELETE FROM metrics WHERE run_id IN ?", [gone])
+                self.db.execute("DELETE FROM runs WHERE run_id IN ?", [gone])
+            self.db.execute(
+                """UPDATE runs SET cell = c.cell, replication = c.replication,
+                   parameters = c.parameters FROM ethersim_current c
+                   WHERE runs.run_id = c.run_id AND (runs.cell <> c.cell
+                   OR runs.replication <> c.replication)"""
+            )
+            self.db.unregister("ethersim_current")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
+        return len(stale)
+
+    def _rollback(self) -> None:
+        import duckdb
+
+        try:
+            self.db.execute("ROLLBACK")
+        except duckdb.Error:
+            pass  # the transaction had ended (an interrupt just after its commit)
 
     def finished(self, sweep: str) -> set[str]:
         """The ids of the sweep's runs stored as ``ok`` (a rerun skips them)."""
@@ -213,7 +273,7 @@ class Store:
                 self.db.unregister("ethersim_batch")
             self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
 
     def refresh_view(self, sweep: str) -> None:
@@ -224,8 +284,14 @@ class Store:
             [sweep],
         ).fetchall()
         columns = []
+        taken: set[str] = set()
         for scope, name, metric in keys:
             label = f"{scope}:{name}:{metric}" if name else f"{scope}:{metric}"
+            # Column names are not told apart by case: a flow "Load" beside "load" gets
+            # its label marked rather than a column silently renamed.
+            while label.lower() in taken:
+                label += "'"
+            taken.add(label.lower())
             where = f"scope = '{scope}' AND name = {_literal(name)} AND metric = {_literal(metric)}"
             for stat in ("mean", "std", "ci95"):
                 columns.append(f"max({stat}) FILTER (WHERE {where}) AS {_quote(f'{label} {stat}')}")
