@@ -420,21 +420,44 @@ def test_workers_die_with_a_coordinator_killed_outright(tmp_path: Path) -> None:
 
 
 def test_a_dask_cluster_gives_the_local_pools_results(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
+    # A real scheduler and two worker processes, started as a user would (dask's own
+    # commands), reached through --scheduler.
+    import time
+
+    pytest.importorskip("distributed")
     file = write_sweep(tmp_path, GRID)
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-    ) as cluster:
+    address_file = tmp_path / "scheduler.json"
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    scheduler = subprocess.Popen(
+        [*dask, "--scheduler-file", str(address_file), "--port", "0", "--no-dashboard"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    workers = []
+    try:
+        deadline = time.monotonic() + 60
+        while not address_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(address_file.read_text())["address"]
+        worker = ["distributed.cli.dask_worker", address, "--nthreads", "1", "--no-dashboard"]
+        workers = [
+            subprocess.Popen(
+                [sys.executable, "-m", *worker],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for _ in range(2)
+        ]
         result = invoke(
-            "sweep",
-            str(file),
-            "--db",
-            str(tmp_path / "dask.duckdb"),
-            "--scheduler",
-            cluster.scheduler_address,
-            "--quiet",
-        )
+            "sweep", str(file), "--db", str(tmp_path / "dask.duckdb"),
+            "--scheduler", address, "--quiet",
+        )  # fmt: skip
         assert result.exit_code == 0, result.output
+    finally:
+        for p in (*workers, scheduler):
+            p.terminate()
+        for p in (*workers, scheduler):
+            p.wait(timeout=30)
     sweep(file, db=tmp_path / "local.duckdb", jobs=2)
     with (
         Store(tmp_path / "dask.duckdb", read_only=True) as a,
@@ -442,6 +465,17 @@ def test_a_dask_cluster_gives_the_local_pools_results(tmp_path: Path) -> None:
     ):
         for x, y in zip(table(a, "grid"), table(b, "grid"), strict=True):
             pd.testing.assert_frame_equal(x, y)
+
+
+def test_a_local_dask_cluster_runs_a_sweep(tmp_path: Path) -> None:
+    pytest.importorskip("distributed")
+    result = invoke(
+        "sweep", str(write_sweep(tmp_path, GRID)), "--db", str(tmp_path / "r.duckdb"),
+        "--dask-local", "--jobs", "2", "--quiet",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    with Store(tmp_path / "r.duckdb", read_only=True) as store:
+        assert (store.runs("grid").status == "ok").sum() == 18
 
 
 # ----- the command line --------------------------------------------------------------
