@@ -498,6 +498,29 @@ CASES = [
         ["apps[1]", "never stops"],
     ),
     (
+        "saturating without frames",
+        GOOD.replace('kind = "udp_file"', 'kind = "saturating"').replace('size = "500 MB"', ""),
+        [],
+        ["apps[0]", "give exactly one of `frame`, `mix` and `frames`"],
+    ),
+    (
+        "saturating frame shorter than its headers",
+        GOOD.replace('kind = "udp_file"', 'kind = "saturating"\nframe = "40 B"').replace(
+            'size = "500 MB"', ""
+        ),
+        [],
+        ["apps[0].frame", "40 B does not fit; expected 46 B"],
+    ),
+    (
+        "saturating mix without long frames",
+        GOOD.replace(
+            'kind = "udp_file"',
+            'kind = "saturating"\nmix = { short = "64 B", long = "1518 B", ratio = [8, 0] }',
+        ).replace('size = "500 MB"', ""),
+        [],
+        ["apps[0].mix.ratio", "[8, 0] is not a mix"],
+    ),
+    (
         "app to a switch",
         GOOD.replace('to = "client"', 'to = "switch"'),
         [],

@@ -16,6 +16,7 @@
 //! figures there ([`Endpoint::report`]), so the results module lists no kind.
 
 pub mod ping;
+pub mod saturating;
 pub mod sink;
 pub mod sources;
 pub mod tcp;
@@ -30,6 +31,7 @@ use crate::time::SimTime;
 use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
 
 pub use ping::{PingClient, PingResponder};
+pub use saturating::{FrameLengths, SaturatingSource};
 pub use sink::UdpSink;
 pub use sources::{Arrivals, PacketSource};
 pub use tcp::{TcpReceiver, TcpSender, TcpWorkload};
@@ -77,6 +79,8 @@ pub enum EndpointKind {
     UdpFile(UdpFileTransfer),
     /// Constant-rate or Poisson packet source.
     Source(PacketSource),
+    /// A source that always has a frame ready.
+    Saturating(SaturatingSource),
     /// Receives UDP datagrams (no acknowledgement, no recovery).
     UdpSink(UdpSink),
     /// Sends ICMP echo requests and measures round-trip times.
@@ -150,6 +154,7 @@ impl Endpoint {
         match &mut self.kind {
             EndpointKind::UdpFile(f) => f.poll(now, buffer_free),
             EndpointKind::Source(s) => s.poll(now, buffer_free, &mut self.rng),
+            EndpointKind::Saturating(s) => s.poll(now, buffer_free),
             EndpointKind::UdpSink(_) => Next::Idle,
             EndpointKind::PingClient(p) => p.poll(now, buffer_free, &mut self.rng),
             EndpointKind::PingResponder(r) => r.poll(buffer_free),
@@ -163,6 +168,7 @@ impl Endpoint {
         match &mut self.kind {
             EndpointKind::UdpFile(f) => f.take(now),
             EndpointKind::Source(s) => s.take(&mut self.rng),
+            EndpointKind::Saturating(s) => s.take(&mut self.rng),
             EndpointKind::PingClient(p) => p.take(&mut self.rng),
             EndpointKind::PingResponder(r) => r.take(),
             EndpointKind::TcpSender(t) => t.socket.take(now),
@@ -192,7 +198,10 @@ impl Endpoint {
             EndpointKind::TcpReceiver(t) => t.socket.on_packet(now, pkt, tcp),
             // A UDP sink only consumes (its flow counts what arrives); senders of one-way
             // flows receive nothing, and a stray packet is ignored.
-            EndpointKind::UdpSink(_) | EndpointKind::UdpFile(_) | EndpointKind::Source(_) => {}
+            EndpointKind::UdpSink(_)
+            | EndpointKind::UdpFile(_)
+            | EndpointKind::Source(_)
+            | EndpointKind::Saturating(_) => {}
         }
     }
 
@@ -239,6 +248,7 @@ impl Endpoint {
         match &self.kind {
             EndpointKind::UdpFile(_) => "udp_file",
             EndpointKind::Source(s) => s.kind_name(),
+            EndpointKind::Saturating(_) => "saturating",
             EndpointKind::UdpSink(_) => "udp_sink",
             EndpointKind::PingClient(_) => "ping",
             EndpointKind::PingResponder(_) => "ping_responder",
@@ -257,7 +267,8 @@ impl Endpoint {
             EndpointKind::PingResponder(_)
             | EndpointKind::UdpSink(_)
             | EndpointKind::UdpFile(_)
-            | EndpointKind::Source(_) => {}
+            | EndpointKind::Source(_)
+            | EndpointKind::Saturating(_) => {}
         }
     }
 }

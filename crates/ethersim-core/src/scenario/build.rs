@@ -3,8 +3,8 @@
 //! concerns and says what is expected.
 
 use crate::app::{
-    Arrivals, Endpoint, EndpointKind, FilePacing, PacketSource, PingClient, PingResponder, TcpReceiver,
-    TcpSender, TcpWorkload, UdpFileTransfer, UdpSink,
+    Arrivals, Endpoint, EndpointKind, FilePacing, FrameLengths, PacketSource, PingClient, PingResponder,
+    SaturatingSource, TcpReceiver, TcpSender, TcpWorkload, UdpFileTransfer, UdpSink,
 };
 use crate::engine::{rng, RunLimits};
 use crate::ids::{EndpointId, FlowId, LinkId, NodeId, PortId};
@@ -19,13 +19,13 @@ use crate::sim::{Flow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::stats::SeriesLimits;
 use crate::time::{BitRate, Bytes, Duration, SimTime};
 use crate::transport::tcp::TcpConfig;
-use crate::wire::{ethernet, icmp, mac_control, tcp, udp, Role as End};
+use crate::wire::{ethernet, icmp, ip, mac_control, tcp, udp, Role as End};
 
 use super::error::ScenarioError;
 use super::schema::{
     AppSpec, BufferSpec, EeeSpec, EmptySpec, FlowDirection, HostSpec, LinkSpec, LossSpec, LpiPolicySpec,
-    PhyType, PingSpec, RatePolicySpec, RateSwitchingSpec, Scenario, SourceSpec, TcpBulkSpec, TcpSpec,
-    UdpFileSpec,
+    PhyType, PingSpec, RatePolicySpec, RateSwitchingSpec, SaturatingSpec, Scenario, SourceSpec, TcpBulkSpec,
+    TcpSpec, UdpFileSpec,
 };
 use super::topology::{Role, Topology};
 
@@ -791,6 +791,9 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
             AppSpec::Poisson(src_spec) => {
                 (source(src_spec, &path, s, true, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
             }
+            AppSpec::Saturating(sat) => {
+                (saturating(sat, &path, s, path_mtu)?, Some(EndpointKind::UdpSink(UdpSink)))
+            }
             // Answered by the destination host's one responder.
             AppSpec::Ping(p) => (ping(p, &path, s, payload)?, None),
             AppSpec::TcpFile(t) => {
@@ -1028,6 +1031,70 @@ fn source(spec: &SourceSpec, path: &str, s: &Scenario, poisson: bool, payload: u
         if poisson { Arrivals::Poisson { mean_interval: interval } } else { Arrivals::Constant { interval } };
     let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
     Ok(EndpointKind::Source(PacketSource::new(arrivals, stop, spec.count, payload)))
+}
+
+fn saturating(spec: &SaturatingSpec, path: &str, s: &Scenario, path_mtu: u64) -> Result<EndpointKind> {
+    // A frame length as UDP payload: the frame less Ethernet (header and FCS), IPv4 and
+    // UDP headers; at most what the path MTU carries.
+    let overhead = ethernet::HEADER_LEN + ethernet::FCS_LEN + ip::IPV4_HEADER_LEN + udp::UDP_HEADER_LEN;
+    let largest = udp::max_payload_for_mtu(path_mtu) + overhead;
+    let payload_of = |length: Bytes, key: String| -> Result<u32> {
+        let length = length.get();
+        if length < overhead || length > largest {
+            return Err(ScenarioError::at(
+                key,
+                format!(
+                    "{length} B does not fit; expected {overhead} B (Ethernet, IPv4 and UDP headers) \
+                     to {largest} B (path MTU {path_mtu} B)"
+                ),
+            ));
+        }
+        Ok((length - overhead) as u32)
+    };
+    let given = [spec.frame.is_some(), spec.mix.is_some(), spec.frames.is_some()];
+    if given.iter().filter(|&&g| g).count() != 1 {
+        return Err(ScenarioError::at(path, "give exactly one of `frame`, `mix` and `frames`"));
+    }
+    let lengths = if let Some(frame) = spec.frame {
+        FrameLengths::Fixed(payload_of(frame.0, format!("{path}.frame"))?)
+    } else if let Some(mix) = &spec.mix {
+        let [shorts, longs] = mix.ratio;
+        if shorts == 0 || longs == 0 || u64::from(shorts) + u64::from(longs) > 1_000_000 {
+            return Err(ScenarioError::at(
+                format!("{path}.mix.ratio"),
+                format!("[{shorts}, {longs}] is not a mix; expected two counts of at least 1 (at most a million frames a block)"),
+            ));
+        }
+        FrameLengths::Mix {
+            short: payload_of(mix.short.0, format!("{path}.mix.short"))?,
+            long: payload_of(mix.long.0, format!("{path}.mix.long"))?,
+            shorts,
+            longs,
+        }
+    } else {
+        let frames = spec.frames.as_deref().unwrap_or_default();
+        if frames.is_empty() {
+            return Err(ScenarioError::at(
+                format!("{path}.frames"),
+                "is empty; expected at least one length",
+            ));
+        }
+        let mut payloads = Vec::with_capacity(frames.len());
+        let mut weights = Vec::with_capacity(frames.len());
+        for (i, f) in frames.iter().enumerate() {
+            payloads.push(payload_of(f.length.0, format!("{path}.frames[{i}].length"))?);
+            if f.weight == 0 || f.weight > 1 << 40 {
+                return Err(ScenarioError::at(
+                    format!("{path}.frames[{i}].weight"),
+                    format!("{} is not a weight; expected a whole number from 1 to 2^40", f.weight),
+                ));
+            }
+            weights.push(f.weight);
+        }
+        FrameLengths::weighted(payloads, &weights)
+    };
+    let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
+    Ok(EndpointKind::Saturating(SaturatingSource::new(lengths, stop, spec.count)))
 }
 
 #[cfg(test)]

@@ -525,6 +525,9 @@ pub enum AppSpec {
     ConstantRate(SourceSpec),
     /// Packets as a Poisson process.
     Poisson(SourceSpec),
+    /// A source that always has a frame ready: it sends whenever its host has a free
+    /// transmit buffer (a capacity study's load).
+    Saturating(SaturatingSpec),
     /// ICMP echo requests at a fixed interval, answered by the destination: round-trip times.
     Ping(PingSpec),
     /// A file sent over TCP: its completion time.
@@ -734,16 +737,74 @@ pub struct SourceSpec {
     pub count: Option<u64>,
 }
 
+/// A saturating source's frames: give exactly one of `frame`, `mix` and `frames`. Lengths
+/// are Ethernet frame lengths, header and FCS included (UDP over IPv4 inside: 46 B of
+/// headers); a frame shorter than 64 B is padded to 64 B on the wire.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SaturatingSpec {
+    /// Unique name, used in reports and to name the application's random stream.
+    /// Default `apps[i]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Sending host.
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// Every frame this long.
+    #[serde(default)]
+    pub frame: Option<SizeSpec>,
+    /// A bimodal mix: in every block of `ratio[0] + ratio[1]` frames, `ratio[0]` short
+    /// and `ratio[1]` long ones, in random order.
+    #[serde(default)]
+    pub mix: Option<FrameMixSpec>,
+    /// Lengths drawn independently with integer weights.
+    #[serde(default)]
+    pub frames: Option<Vec<WeightedFrameSpec>>,
+    /// When the source starts. Default 0 s.
+    #[serde(default = "zero_time")]
+    pub start: DurationSpec,
+    /// No frame at or after this instant.
+    #[serde(default)]
+    pub stop: Option<DurationSpec>,
+    /// Stop after this many frames.
+    #[serde(default)]
+    pub count: Option<u64>,
+}
+
+/// A bimodal mix of frame lengths.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FrameMixSpec {
+    /// The short frame's length.
+    pub short: SizeSpec,
+    /// The long frame's length.
+    pub long: SizeSpec,
+    /// Short and long frames per block, such as `[7, 1]`.
+    pub ratio: [u32; 2],
+}
+
+/// One length of a weighted list.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WeightedFrameSpec {
+    /// The frame's length.
+    pub length: SizeSpec,
+    /// Its weight (a positive integer): drawn with probability weight / sum of weights.
+    pub weight: u64,
+}
+
 impl AppSpec {
     /// The kinds an application may be, as written in `kind`.
     pub const KINDS: &'static [&'static str] =
-        &["udp_file", "constant_rate", "poisson", "ping", "tcp_file", "tcp_bulk"];
+        &["udp_file", "constant_rate", "poisson", "saturating", "ping", "tcp_file", "tcp_bulk"];
 
     /// The sending host's name.
     pub fn from(&self) -> &str {
         match self {
             AppSpec::UdpFile(f) => &f.from,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => &s.from,
+            AppSpec::Saturating(s) => &s.from,
             AppSpec::Ping(p) => &p.from,
             AppSpec::TcpFile(t) => &t.from,
             AppSpec::TcpBulk(t) => &t.from,
@@ -754,6 +815,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => &f.to,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => &s.to,
+            AppSpec::Saturating(s) => &s.to,
             AppSpec::Ping(p) => &p.to,
             AppSpec::TcpFile(t) => &t.to,
             AppSpec::TcpBulk(t) => &t.to,
@@ -764,6 +826,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => f.name.as_deref(),
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.name.as_deref(),
+            AppSpec::Saturating(s) => s.name.as_deref(),
             AppSpec::Ping(p) => p.name.as_deref(),
             AppSpec::TcpFile(t) => t.name.as_deref(),
             AppSpec::TcpBulk(t) => t.name.as_deref(),
@@ -775,7 +838,8 @@ impl AppSpec {
             AppSpec::UdpFile(f) => Some(f.payload.0),
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => Some(s.payload.0),
             AppSpec::Ping(p) => Some(p.payload.0),
-            AppSpec::TcpFile(_) | AppSpec::TcpBulk(_) => None,
+            // A saturating source's frame lengths are checked with its frames.
+            AppSpec::Saturating(_) | AppSpec::TcpFile(_) | AppSpec::TcpBulk(_) => None,
         }
     }
     /// Start time.
@@ -783,6 +847,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => f.start.0,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.start.0,
+            AppSpec::Saturating(s) => s.start.0,
             AppSpec::Ping(p) => p.start.0,
             AppSpec::TcpFile(t) => t.start.0,
             AppSpec::TcpBulk(t) => t.start.0,

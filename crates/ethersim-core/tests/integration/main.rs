@@ -15,6 +15,7 @@ mod ping;
 mod queueing;
 mod rate_switching;
 mod routing;
+mod saturating;
 mod seams;
 mod steady_state;
 mod switch_drops;

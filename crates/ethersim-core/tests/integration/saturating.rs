@@ -1,0 +1,51 @@
+//! The saturating source against closed forms: back to back at the line rate, its mixes
+//! and weights in the frames it sends.
+
+use crate::common::{simulation, two_hosts};
+
+/// Frames back to back on a 10 Mb/s link: frame k starts at k·T, with T the frame and its
+/// 20 B of preamble and gap at 0.1 us per bit; it is received 8 B of preamble plus the
+/// frame later. A 64 B frame: T = 67.2 us, 14,880.95 frames/s, the classic maximum frame
+/// rate of 10 Mb/s Ethernet.
+#[test]
+fn a_saturating_source_sends_back_to_back_at_the_line_rate() {
+    for (frame, expected_per_s) in [(64u64, 14_880.95), (1518, 812.74)] {
+        let app = format!("kind = \"saturating\"\nframe = \"{frame} B\"");
+        let text = format!("duration = \"1 s\"\n{}", two_hosts("10 Mb/s", "0 s", 4, &app));
+        let mut sim = simulation(&text);
+        sim.run();
+        let period_ps = (frame + 20) * 8 * 100_000;
+        let first_received_ps = (frame + 8) * 8 * 100_000;
+        let received = (1_000_000_000_000 - first_received_ps) / period_ps + 1;
+        let flow = &sim.network().flows[0];
+        assert_eq!(flow.forward().packets_received, received, "{frame} B");
+        assert!((received as f64 - expected_per_s).abs() < 1.0, "{frame} B: {received}");
+        let port = &sim.summary("x", 1).ports[0];
+        assert!(port.utilization > 0.9999, "{frame} B: {}", port.utilization);
+    }
+}
+
+/// A 7:1 mix of 64 B and 1518 B frames: each block of eight frames carries one long one,
+/// so after N blocks the payload bytes are exactly N·(7·18 + 1472).
+#[test]
+fn a_mix_sends_its_ratio_exactly_per_block() {
+    let app =
+        "kind = \"saturating\"\nmix = { short = \"64 B\", long = \"1518 B\", ratio = [7, 1] }\ncount = 800";
+    let mut sim = simulation(&two_hosts("10 Mb/s", "0 s", 4, app));
+    sim.run();
+    let flow = &sim.network().flows[0];
+    assert_eq!(flow.forward().packets_received, 800);
+    assert_eq!(flow.forward().bytes_received, 100 * (7 * 18 + 1472));
+}
+
+/// Weighted lengths: 1:1 weights of 64 B and 1518 B frames over 4,000 frames put
+/// 2,000 ± 4·31.6 long frames in, each 1,454 payload bytes more than a short one.
+#[test]
+fn weighted_lengths_are_drawn_in_proportion() {
+    let app = "kind = \"saturating\"\nframes = [{ length = \"64 B\", weight = 1 }, { length = \"1518 B\", weight = 1 }]\ncount = 4000";
+    let mut sim = simulation(&two_hosts("1 Gb/s", "0 s", 4, app));
+    sim.run();
+    let flow = &sim.network().flows[0];
+    let longs = (flow.forward().bytes_received - 4000 * 18) / 1454;
+    assert!(longs.abs_diff(2000) < 4 * 32, "{longs}");
+}
