@@ -79,8 +79,9 @@ pub enum EndpointKind {
     UdpFile(UdpFileTransfer),
     /// Constant-rate or Poisson packet source.
     Source(PacketSource),
-    /// A source that always has a frame ready.
-    Saturating(SaturatingSource),
+    /// A source that always has a frame ready (boxed: its lengths would make every
+    /// endpoint larger).
+    Saturating(Box<SaturatingSource>),
     /// Receives UDP datagrams (no acknowledgement, no recovery).
     UdpSink(UdpSink),
     /// Sends ICMP echo requests and measures round-trip times.

@@ -35,6 +35,9 @@ pub struct HostConfig {
     pub tx_buffers: u32,
     /// Receive ring slots: frames received but not yet processed.
     pub rx_buffers: u32,
+    /// Interrupt service time after each frame sent: the controller starts the next
+    /// frame no sooner than this after the last bit of the one before.
+    pub tx_interrupt: Duration,
 }
 
 /// Counters of one host.

@@ -99,6 +99,10 @@ pub struct Port {
     pub policy: Option<PortPolicy>,
     /// Whether the port belongs to a host (whose transmit buffers free when a frame ends).
     pub on_host: bool,
+    /// The host's interrupt service time: after each data frame's last bit, the
+    /// controller waits this long before it can start the next ([`Closer::Driver`]).
+    /// Zero for a NIC that sends from its queue back to back (and on switches).
+    pub tx_interrupt: Duration,
     /// The mechanisms other than the queue policy that watch the queue's moments, as bits
     /// ([`Port::HOOK_THRESHOLD`], [`Port::HOOK_RATE`], [`Port::HOOK_LPI`]); with any, the
     /// end of each transmission is an event.
@@ -130,6 +134,7 @@ impl Port {
             gate_timer: Timer::default(),
             policy: None,
             on_host: false,
+            tx_interrupt: Duration::ZERO,
             hooks: 0,
             pause: Box::default(),
             queue: DropTailQueue::new(limits),
@@ -212,6 +217,11 @@ impl Port {
             done_queued: false,
         });
         (frame, sent)
+    }
+
+    /// The last bit of the frame on the wire (sent or not yet), if one is.
+    pub fn last_bit(&self) -> Option<SimTime> {
+        self.on_wire.map(|w| w.last_bit)
     }
 
     /// Counts a finished transmission whose end was not an event (see the module notes):

@@ -25,11 +25,14 @@ pub enum Closer {
     Pause = 2,
     /// A queue policy (frame coalescing, say). Holds data frames only.
     Policy = 3,
+    /// The host's driver: after each frame the controller waits for the host to service
+    /// its interrupt before it can start the next one. Holds data frames only.
+    Driver = 4,
 }
 
 impl Closer {
     /// Every closer, in slot order.
-    pub const ALL: [Closer; 4] = [Closer::Link, Closer::Phy, Closer::Pause, Closer::Policy];
+    pub const ALL: [Closer; 5] = [Closer::Link, Closer::Phy, Closer::Pause, Closer::Policy, Closer::Driver];
 
     /// Whether this closer also holds MAC control frames.
     pub const fn holds_control(self) -> bool {
@@ -43,6 +46,7 @@ impl Closer {
             Closer::Phy => "phy",
             Closer::Pause => "pause",
             Closer::Policy => "policy",
+            Closer::Driver => "driver",
         }
     }
 }
@@ -71,7 +75,7 @@ pub enum GateState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxGate {
     /// Per closer: closed until this instant (at or before now: open; `NEVER`: until opened).
-    until: [SimTime; 4],
+    until: [SimTime; 5],
     /// The latest of `until`: at or before now, every closer is open (the common case,
     /// answered with one comparison).
     latest: SimTime,
@@ -79,7 +83,7 @@ pub struct TxGate {
 
 impl Default for TxGate {
     fn default() -> Self {
-        TxGate { until: [SimTime::ZERO; 4], latest: SimTime::ZERO }
+        TxGate { until: [SimTime::ZERO; 5], latest: SimTime::ZERO }
     }
 }
 

@@ -744,6 +744,7 @@ fn host_config(spec: &HostSpec, h: usize) -> Result<HostConfig> {
         rx_processing: spec.rx_processing.0,
         tx_buffers: spec.tx_buffers,
         rx_buffers: spec.rx_buffers,
+        tx_interrupt: spec.tx_interrupt.0,
     })
 }
 
@@ -1094,7 +1095,7 @@ fn saturating(spec: &SaturatingSpec, path: &str, s: &Scenario, path_mtu: u64) ->
         FrameLengths::weighted(payloads, &weights)
     };
     let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
-    Ok(EndpointKind::Saturating(SaturatingSource::new(lengths, stop, spec.count)))
+    Ok(EndpointKind::Saturating(Box::new(SaturatingSource::new(lengths, stop, spec.count))))
 }
 
 #[cfg(test)]

@@ -173,6 +173,12 @@ pub struct HostSpec {
     /// CPU time to receive one packet. Default 0 s.
     #[serde(default = "zero_time")]
     pub rx_processing: DurationSpec,
+    /// Interrupt service time of the transmit path: the controller holds one frame at a
+    /// time and, after each frame's last bit, waits this long for the host before it can
+    /// start the next (the hosts of the CSMA/CD capacity study: 100 us). Default 0 s: a
+    /// NIC that sends from its queue back to back.
+    #[serde(default = "zero_time")]
+    pub tx_interrupt: DurationSpec,
     /// Transmit buffers: packets accepted from applications and not yet off the wire.
     /// Default 256.
     #[serde(default = "default_buffers")]

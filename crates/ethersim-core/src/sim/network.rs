@@ -61,6 +61,9 @@ impl Network {
         let mut ports = ports;
         for p in &mut ports {
             p.on_host = matches!(nodes[p.node.index()], Node::Host(_));
+            if let Node::Host(h) = &nodes[p.node.index()] {
+                p.tx_interrupt = h.config.tx_interrupt;
+            }
         }
         Network {
             names,

@@ -49,3 +49,20 @@ fn weighted_lengths_are_drawn_in_proportion() {
     let longs = (flow.forward().bytes_received - 4000 * 18) / 1454;
     assert!(longs.abs_diff(2000) < 4 * 32, "{longs}");
 }
+
+/// A host whose controller waits 100 us for the host after each frame (the CSMA/CD
+/// capacity study's hosts): frame k+1 starts 100 us after frame k's last bit, so 64 B
+/// frames leave every 57.6 + 100 us, 6,345 a second instead of 14,881.
+#[test]
+fn an_interrupt_service_time_spaces_the_frames_of_a_host() {
+    let app = "kind = \"saturating\"\nframe = \"64 B\"";
+    let text = format!("duration = \"1 s\"\n{}", two_hosts("10 Mb/s", "0 s", 15, app))
+        .replace("tx_buffers = 15", "tx_buffers = 15\ntx_interrupt = \"100 us\"");
+    let mut sim = simulation(&text);
+    sim.run();
+    let last_bit_ps = (64 + 8) * 8 * 100_000; // preamble and frame at 0.1 us per bit
+    let period_ps = last_bit_ps + 100_000_000;
+    let received = (1_000_000_000_000 - last_bit_ps) / period_ps + 1;
+    assert_eq!(sim.network().flows[0].forward().packets_received, received);
+    assert_eq!(received, 6345);
+}
