@@ -521,6 +521,18 @@ CASES = [
         ["apps[0].mix.ratio", "[8, 0] is not a mix"],
     ),
     (
+        "measurement window without an end",
+        'measure = { from = "1 s" }\n' + GOOD,
+        [],
+        ["measure.until", "missing; expected the window's end"],
+    ),
+    (
+        "measurement window beyond the run",
+        'duration = "2 s"\nmeasure = { from = "1 s", until = "3 s" }\n' + GOOD,
+        [],
+        ["measure.until", "is after the run's duration (2 s)"],
+    ),
+    (
         "app to a switch",
         GOOD.replace('to = "client"', 'to = "switch"'),
         [],

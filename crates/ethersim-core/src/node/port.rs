@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::engine::Timer;
 use crate::ids::{LinkId, NodeId, PortId};
-use crate::phy::{Direction, FrameClass, GateState, Sent, TxGate, TxId};
+use crate::phy::{Closer, Direction, FrameClass, GateState, Sent, TxGate, TxId};
 use crate::time::{Bytes, Duration, SimTime};
 use crate::wire::PacketRef;
 
@@ -219,11 +219,6 @@ impl Port {
         (frame, sent)
     }
 
-    /// The last bit of the frame on the wire (sent or not yet), if one is.
-    pub fn last_bit(&self) -> Option<SimTime> {
-        self.on_wire.map(|w| w.last_bit)
-    }
-
     /// Counts a finished transmission whose end was not an event (see the module notes):
     /// if its gap ended by `now`, it is complete and the wire is free.
     pub fn settle(&mut self, now: SimTime) {
@@ -250,6 +245,11 @@ impl Port {
             FrameClass::Data => {
                 self.stats.frames_sent += 1;
                 self.stats.bytes_sent += u64::from(done.frame_len);
+                if self.tx_interrupt != Duration::ZERO {
+                    // The controller interrupts the host; the host gives it the next
+                    // frame after the interrupt's service time, from the last bit.
+                    self.gate.close(Closer::Driver, done.last_bit + self.tx_interrupt);
+                }
             }
             FrameClass::Control => self.stats.control_sent += 1,
         }

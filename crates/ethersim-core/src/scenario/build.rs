@@ -15,7 +15,7 @@ use crate::phy::{
     AlrPolicy, Coalescing, IdleTimeout, Immediate, Link, LinkEee, LossModel, Lpi, LpiPolicyKind, LpiProfile,
     LpiUnit, Outage, OutageSchedule, Pending, RatePolicyKind, RateSwitching, ScheduledRates, ScriptedLoss,
 };
-use crate::sim::{Flow, Network, Node, PortSeries, Subscriber, Trace};
+use crate::sim::{Flow, MeasureWindow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::stats::SeriesLimits;
 use crate::time::{BitRate, Bytes, Duration, SimTime};
 use crate::transport::tcp::TcpConfig;
@@ -106,7 +106,33 @@ pub fn build(s: &Scenario) -> Result<Built> {
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
     network.trace = trace;
+    network.window = measure_window(s)?.map(Box::new);
     Ok(Built { network, limits, warnings: warnings(s) })
+}
+
+/// The measurement window, checked: it starts before it ends, and ends by the run's end.
+fn measure_window(s: &Scenario) -> Result<Option<MeasureWindow>> {
+    let Some(m) = s.measure else { return Ok(None) };
+    let duration = s.duration.map(|d| d.0);
+    let Some(until) = m.until.map(|u| u.0).or(duration) else {
+        return Err(ScenarioError::at(
+            "measure.until",
+            "missing; expected the window's end (or a `duration` for the run, which it defaults to)",
+        ));
+    };
+    if until <= m.from.0 {
+        return Err(ScenarioError::at(
+            "measure.until",
+            format!("{until} must be later than measure.from ({})", m.from.0),
+        ));
+    }
+    if let Some(d) = duration.filter(|&d| until > d) {
+        return Err(ScenarioError::at(
+            "measure.until",
+            format!("{until} is after the run's duration ({d}); expected at most the duration"),
+        ));
+    }
+    Ok(Some(MeasureWindow::new(SimTime::ZERO + m.from.0, SimTime::ZERO + until)))
 }
 
 /// Scenarios that are valid but where nothing, or less than written, can happen.

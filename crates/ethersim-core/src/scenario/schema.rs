@@ -30,6 +30,10 @@ pub struct Scenario {
     /// Stop after this many events (a safety budget).
     #[serde(default)]
     pub max_events: Option<u64>,
+    /// A measurement window: counters are also read over it alone (`measured_*` columns of
+    /// ports and flows), leaving out a warm-up and a cool-down.
+    #[serde(default)]
+    pub measure: Option<MeasureSpec>,
     /// End hosts.
     #[serde(default)]
     pub hosts: Vec<HostSpec>,
@@ -159,6 +163,17 @@ const fn default_mtu() -> SizeSpec {
 }
 const fn default_payload() -> SizeSpec {
     SizeSpec(Bytes(1472))
+}
+
+/// A measurement window.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureSpec {
+    /// Its start.
+    pub from: DurationSpec,
+    /// Its end. Default: the run's duration.
+    #[serde(default)]
+    pub until: Option<DurationSpec>,
 }
 
 /// An end host with finite speed.

@@ -86,6 +86,11 @@ pub enum Event {
         /// The link.
         link: LinkId,
     },
+    /// The start (`edge` 0) or the end (1) of the measurement window (`window.rs`).
+    Window {
+        /// Which edge.
+        edge: u8,
+    },
 }
 
 #[cfg(test)]

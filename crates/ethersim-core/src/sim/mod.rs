@@ -11,6 +11,7 @@ pub mod network;
 pub mod pool;
 pub mod results;
 pub mod trace;
+pub mod window;
 
 pub use event::Event;
 pub use flows::Flow;
@@ -20,6 +21,7 @@ pub use results::{
     FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult, TcpSeriesResult,
 };
 pub use trace::{DropReason, PortSeries, Subscriber, Trace, TraceLog, TraceRecord};
+pub use window::MeasureWindow;
 
 use crate::engine::{RunLimits, Scheduler, StopReason};
 use crate::time::SimTime;

@@ -37,6 +37,8 @@ pub struct Network {
     pub endpoints: Vec<Endpoint>,
     /// Flows, by flow id.
     pub flows: Vec<Flow>,
+    /// The measurement window, if the scenario has one (boxed: off every frame's path).
+    pub window: Option<Box<super::window::MeasureWindow>>,
     /// The packets in the network.
     pub packets: PacketPool,
     /// The trace path and its subscribers.
@@ -74,6 +76,7 @@ impl Network {
             flows,
             packets: PacketPool::with_capacity(1024),
             trace: Trace::default(),
+            window: None,
             active_flows,
             in_flight: 0,
         }
@@ -96,6 +99,10 @@ impl Network {
             let link = crate::ids::LinkId(i as u32);
             self.arm_rate_timer(sched, link);
         }
+        if let Some(w) = self.window.as_deref() {
+            sched.schedule_at(w.from, Event::Window { edge: 0 });
+            sched.schedule_at(w.until, Event::Window { edge: 1 });
+        }
         for (i, p) in self.ports.iter().enumerate() {
             if let Some(g) = p.pause.periodic {
                 sched.schedule_at(g.start, Event::PauseTick { port: crate::ids::PortId(i as u32) });
@@ -116,6 +123,38 @@ impl Network {
                     });
                 }
             }
+        }
+    }
+
+    /// The measurement window's start (`edge` 0) or end (1): the counters are read.
+    #[inline(never)]
+    fn on_window_edge(&mut self, now: SimTime, edge: u8) {
+        let counts = self.window_counts(now);
+        if let Some(w) = self.window.as_deref_mut() {
+            if edge == 0 {
+                w.at_start = Some(counts);
+            } else {
+                w.at_end = Some((now, counts));
+            }
+        }
+    }
+
+    /// The counters a measurement window differences, read at `now`.
+    pub fn window_counts(&mut self, now: SimTime) -> super::window::Counts {
+        self.settle(now);
+        self.settled_counts()
+    }
+
+    /// The counters a measurement window differences, as they stand (the caller has
+    /// settled the ports to the instant it reads them at).
+    pub fn settled_counts(&self) -> super::window::Counts {
+        super::window::Counts {
+            ports: self.ports.iter().map(|p| (p.stats().frames_sent, p.stats().bytes_sent)).collect(),
+            flows: self
+                .flows
+                .iter()
+                .map(|f| (f.forward().packets_received, f.forward().bytes_received))
+                .collect(),
         }
     }
 
@@ -198,6 +237,7 @@ impl Model for Network {
             Event::LpiTimer { link, unit, generation } => {
                 self.on_lpi_timer(sched, link, usize::from(unit), generation);
             }
+            Event::Window { edge } => self.on_window_edge(sched.now(), edge),
         }
     }
 

@@ -13,7 +13,7 @@ use crate::engine::StopReason;
 use crate::ids::PortId;
 use crate::stats::{DelayStats, DelaySummary};
 use crate::time::SimTime;
-use crate::wire::Role;
+use crate::wire::{ethernet, Role};
 
 use super::network::{Network, Node};
 use super::trace::Subscriber;
@@ -69,6 +69,12 @@ pub struct FlowResult {
     /// Figures of the application's own kind (a ping's round-trip times, say).
     #[serde(flatten)]
     pub app: Map<String, Value>,
+    /// Data packets delivered within the measurement window (none without one).
+    pub measured_packets_received: Option<u64>,
+    /// Their payload bytes.
+    pub measured_bytes_received: Option<u64>,
+    /// Payload bits per second delivered within the window.
+    pub measured_goodput_bps: Option<f64>,
 }
 
 /// The results of one port (one direction of a link).
@@ -142,6 +148,16 @@ pub struct PortResult {
     pub mean_queue_frames: f64,
     /// Fraction of the run spent transmitting.
     pub utilization: f64,
+    /// Data frames whose transmission ended within the measurement window (none without
+    /// one).
+    pub measured_frames_sent: Option<u64>,
+    /// Their bytes (frame lengths).
+    pub measured_bytes_sent: Option<u64>,
+    /// Their bits on the wire (frames, preamble and inter-frame gap: 20 B a frame) per
+    /// second of the window.
+    pub measured_bit_rate_bps: Option<f64>,
+    /// Their number per second of the window.
+    pub measured_frame_rate_per_s: Option<f64>,
 }
 
 /// The results of one link.
@@ -238,12 +254,68 @@ pub struct RunSummary {
     pub series: Vec<SeriesResult>,
     /// TCP sender time series asked for in the scenario.
     pub tcp_series: Vec<TcpSeriesResult>,
+    /// The measurement window the `window_*` figures cover, if the scenario has one and
+    /// the run reached its start.
+    pub window: Option<WindowResult>,
 }
 
-fn flow_results(net: &Network, end: SimTime, all_delays: &mut DelayStats) -> Vec<FlowResult> {
+/// The span a measurement window covered.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct WindowResult {
+    /// Its start, s.
+    pub from_s: f64,
+    /// Its end (the run's end, if that came first), s.
+    pub until_s: f64,
+}
+
+/// The differences of the window's counters, and its span in seconds.
+struct WindowDelta {
+    span_s: f64,
+    ports: Vec<(u64, u64)>,
+    flows: Vec<(u64, u64)>,
+    result: WindowResult,
+}
+
+fn window_delta(net: &Network, end: SimTime) -> Option<WindowDelta> {
+    let w = net.window.as_deref()?;
+    let start = w.at_start.as_ref()?;
+    let (until, stop) = match &w.at_end {
+        Some((t, c)) => (*t, c.clone()),
+        None => (end.min(w.until), net.settled_counts()),
+    };
+    let diff = |a: &[(u64, u64)], b: &[(u64, u64)]| -> Vec<(u64, u64)> {
+        a.iter().zip(b).map(|(s, e)| (e.0 - s.0, e.1 - s.1)).collect()
+    };
+    Some(WindowDelta {
+        span_s: until.saturating_since(w.from).as_secs_f64(),
+        ports: diff(&start.ports, &stop.ports),
+        flows: diff(&start.flows, &stop.flows),
+        result: WindowResult {
+            from_s: (w.from - SimTime::ZERO).as_secs_f64(),
+            until_s: (until - SimTime::ZERO).as_secs_f64(),
+        },
+    })
+}
+
+fn per_s(count: f64, span_s: f64) -> f64 {
+    if span_s > 0.0 {
+        count / span_s
+    } else {
+        0.0
+    }
+}
+
+fn flow_results(
+    net: &Network,
+    end: SimTime,
+    window: Option<&WindowDelta>,
+    all_delays: &mut DelayStats,
+) -> Vec<FlowResult> {
     net.flows
         .iter()
-        .map(|flow| {
+        .enumerate()
+        .map(|(i, flow)| {
+            let in_window = window.map(|w| (w.flows[i], w.span_s));
             let c = &flow.counters;
             all_delays.merge(&c.delay);
             let fwd = &c.dirs[Role::Sink.index()];
@@ -282,6 +354,9 @@ fn flow_results(net: &Network, end: SimTime, all_delays: &mut DelayStats) -> Vec
                 start_s: flow.start.as_secs_f64(),
                 completion_time_s: done.map(|t| t.saturating_since(flow.start).as_secs_f64()),
                 goodput_bps: if span > 0.0 { delivered as f64 * 8.0 / span } else { 0.0 },
+                measured_packets_received: in_window.map(|((n, _), _)| n),
+                measured_bytes_received: in_window.map(|((_, b), _)| b),
+                measured_goodput_bps: in_window.map(|((_, b), t)| per_s(b as f64 * 8.0, t)),
                 delay: c.delay.summary(),
                 app,
             }
@@ -289,10 +364,12 @@ fn flow_results(net: &Network, end: SimTime, all_delays: &mut DelayStats) -> Vec
         .collect()
 }
 
-fn port_results(net: &Network, end: SimTime) -> Vec<PortResult> {
+fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Vec<PortResult> {
     net.ports
         .iter()
-        .map(|p| {
+        .enumerate()
+        .map(|(i, p)| {
+            let in_window = window.map(|w| (w.ports[i], w.span_s));
             let s = p.stats();
             let q = p.queue();
             let (bytes, frames) = (q.bytes_level(end), q.frames_level(end));
@@ -339,6 +416,11 @@ fn port_results(net: &Network, end: SimTime) -> Vec<PortResult> {
                 mean_queue_bytes: bytes.mean_until(end),
                 mean_queue_frames: frames.mean_until(end),
                 utilization: p.utilization(end),
+                measured_frames_sent: in_window.map(|((n, _), _)| n),
+                measured_bytes_sent: in_window.map(|((_, b), _)| b),
+                measured_bit_rate_bps: in_window
+                    .map(|((n, b), t)| per_s((b + n * ethernet::WIRE_OVERHEAD.get()) as f64 * 8.0, t)),
+                measured_frame_rate_per_s: in_window.map(|((n, _), t)| per_s(n as f64, t)),
             }
         })
         .collect()
@@ -412,7 +494,8 @@ pub fn summarize(
     events: u64,
 ) -> RunSummary {
     let mut all_delays = DelayStats::default();
-    let flows = flow_results(net, end, &mut all_delays);
+    let window = window_delta(net, end);
+    let flows = flow_results(net, end, window.as_ref(), &mut all_delays);
     let links =
         net.links
             .iter()
@@ -455,10 +538,11 @@ pub fn summarize(
         events,
         delay: all_delays.summary(),
         flows,
-        ports: port_results(net, end),
+        ports: port_results(net, end, window.as_ref()),
         links,
         hosts,
         series: series_results(net, end),
         tcp_series: tcp_series_results(net),
+        window: window.map(|w| w.result),
     }
 }

@@ -66,3 +66,31 @@ fn an_interrupt_service_time_spaces_the_frames_of_a_host() {
     assert_eq!(sim.network().flows[0].forward().packets_received, received);
     assert_eq!(received, 6345);
 }
+
+/// A measurement window counts what happened within it alone: 64 B frames back to back
+/// at 10 Mb/s end their gap at (k+1)·67.2 us, so (0.2 s, 0.7 s] holds
+/// ⌊700000/67.2⌋ − ⌊200000/67.2⌋ = 7,440 of them: 14,880 frames/s and, counting
+/// preamble and gap, 9.99936 Mb/s on the wire. Frame k is delivered 57.6 us after it
+/// starts: 7,440 deliveries in the window too.
+#[test]
+fn a_measurement_window_counts_its_span_alone() {
+    let app = "kind = \"saturating\"\nframe = \"64 B\"";
+    let text = format!(
+        "duration = \"1 s\"\nmeasure = {{ from = \"200 ms\", until = \"700 ms\" }}\n{}",
+        two_hosts("10 Mb/s", "0 s", 4, app)
+    );
+    let mut sim = simulation(&text);
+    sim.run();
+    let s = sim.summary("x", 1);
+    let (port, flow) = (&s.ports[0], &s.flows[0]);
+    assert_eq!(port.measured_frames_sent, Some(7440));
+    assert_eq!(port.measured_bytes_sent, Some(7440 * 64));
+    assert_eq!(port.measured_frame_rate_per_s, Some(14_880.0));
+    assert!((port.measured_bit_rate_bps.unwrap() - 9_999_360.0).abs() < 1e-6);
+    assert_eq!(flow.measured_packets_received, Some(7440));
+    assert_eq!(flow.measured_bytes_received, Some(7440 * 18));
+    let w = s.window.unwrap();
+    assert_eq!((w.from_s, w.until_s), (0.2, 0.7));
+    // The whole run, for contrast, counts every frame.
+    assert!(port.frames_sent > 14_000);
+}

@@ -8,7 +8,7 @@ use crate::phy::{Closer, FrameClass, TxId};
 use crate::sim::event::Event;
 use crate::sim::network::{Network, Node};
 use crate::sim::trace::{DropReason, TraceRecord};
-use crate::time::{Duration, SimTime};
+use crate::time::SimTime;
 use crate::wire::{Packet, PacketKind, PacketRef};
 
 /// A moment of a port's queue a policy sees.
@@ -111,32 +111,18 @@ impl Network {
     pub(in crate::sim) fn on_tx_done(&mut self, sched: &mut Scheduler<Event>, port: PortId, tx: TxId) {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
-        let interrupted = p.tx_interrupt != Duration::ZERO;
-        let last_bit = if interrupted { p.last_bit() } else { None };
         let Some(class) = p.finish_tx(tx) else {
             return; // the transmission was cut off; its completion is stale
         };
         let node = p.node;
-        if interrupted && class == FrameClass::Data {
-            self.await_driver(now, port, last_bit.unwrap_or(now));
+        if let Some(until) = p.gate.closed_until(Closer::Driver, now).filter(|_| self.trace.is_on()) {
+            // The host's interrupt service holds the next frame (see `Port::finish_tx`).
+            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Driver, until });
         }
         self.trace.emit(now, || TraceRecord::TxEnded { port, tx });
         self.after_tx_end(sched, port);
         if class == FrameClass::Data {
             self.release_host_buffer(sched, node);
-        }
-    }
-
-    /// The controller of host port `port` interrupts the host after a frame whose last
-    /// bit left at `last_bit`: the host gives it the next frame after the interrupt's
-    /// service time.
-    #[cold]
-    fn await_driver(&mut self, now: SimTime, port: PortId, last_bit: SimTime) {
-        let p = &mut self.ports[port.index()];
-        let until = last_bit + p.tx_interrupt;
-        if until > now {
-            p.gate.close(Closer::Driver, until);
-            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Driver, until });
         }
     }
 
