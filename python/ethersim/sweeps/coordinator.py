@@ -11,7 +11,6 @@ and the next invocation runs only what is missing.
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import threading
 import time
@@ -19,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from ethersim.studies.runner import default_jobs
 from ethersim.sweeps.executors import DaskPool, Executor, LocalPool, Worker
 from ethersim.sweeps.spec import SweepSpec, load_sweep
 from ethersim.sweeps.store import DEFAULT_DB, Store
@@ -43,14 +43,6 @@ def _signals_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, stopping)
-
-
-def default_jobs() -> int:
-    """Runs at once on this machine: one per core this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)

@@ -361,12 +361,6 @@ class Store:
         row = self.db.execute("SELECT count(*) FROM sweeps WHERE sweep = ?", [sweep]).fetchone()
         return row is not None and row[0] > 0
 
-    def export(self, query: str, path: Path, fmt: str) -> None:
-        """Writes the rows of ``query`` to ``path`` as Parquet or CSV."""
-        options = "FORMAT parquet" if fmt == "parquet" else "FORMAT csv, HEADER true"
-        target = os.fspath(path).replace("'", "''")
-        self.db.execute(f"COPY ({query}) TO '{target}' ({options})")
-
 
 def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"

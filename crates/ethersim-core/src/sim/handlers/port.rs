@@ -115,9 +115,11 @@ impl Network {
             return; // the transmission was cut off; its completion is stale
         };
         let node = p.node;
-        if let Some(until) = p.gate.closed_until(Closer::Driver, now).filter(|_| self.trace.is_on()) {
-            // The host's interrupt service holds the next frame (see `Port::finish_tx`).
-            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Driver, until });
+        if self.trace.is_on() {
+            if let Some(until) = p.gate.closed_until(Closer::Driver, now) {
+                // The host's interrupt service holds the next frame (see `Port::finish_tx`).
+                self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Driver, until });
+            }
         }
         self.trace.emit(now, || TraceRecord::TxEnded { port, tx });
         self.after_tx_end(sched, port);
