@@ -117,32 +117,46 @@ class LocalPool:
         queue = iter(tasks)
         window = 4 * self.jobs
         pending: dict[Future[Outcome], Task] = {}
+        #: Runs never given to a worker: the pool broke before they could be submitted.
+        held: list[Task] = []
         self._pool = self._new_pool(self.jobs)
         try:
             self._check_workers_start()
             while True:
-                for task in itertools.islice(queue, max(0, window - len(pending))):
-                    pending[self._pool.submit(worker, task)] = task
-                if not pending:
-                    return
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                batch: list[Outcome] = []
                 broken = False
-                for future in done:
-                    task = pending.pop(future)
+                room = max(0, window - len(pending) - len(held))
+                refill = [*held, *itertools.islice(queue, room)]
+                held = []
+                for task in refill:
+                    if broken:
+                        held.append(task)
+                        continue
                     try:
-                        batch.append(future.result())
-                    except BrokenProcessPool:
+                        pending[self._pool.submit(worker, task)] = task
+                    except BrokenProcessPool:  # a worker died since the last wait
                         broken = True
-                        pending[future] = task  # rerun alone below
-                    except Exception as e:  # the task could not reach a worker, say
-                        batch.append(_failed(task, f"{type(e).__name__}: {e}"))
+                        held.append(task)
+                if not pending and not held:
+                    return
+                batch: list[Outcome] = []
+                if pending:
+                    done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        task = pending.pop(future)
+                        try:
+                            batch.append(future.result())
+                        except BrokenProcessPool:
+                            broken = True
+                            pending[future] = task  # rerun alone below
+                        except Exception as e:  # the task could not reach a worker, say
+                            batch.append(_failed(task, f"{type(e).__name__}: {e}"))
                 if batch:
                     yield batch
                 if broken:
                     # Which of the runs in flight killed its worker is unknown: each is
                     # run again alone (up to `jobs` at once); the one that kills its
-                    # worker again is recorded as failed.
+                    # worker again is recorded as failed. Runs held back never reached a
+                    # worker: they go to the fresh pool.
                     suspects = list(pending.values())
                     pending.clear()
                     self._terminate()
@@ -160,7 +174,11 @@ class LocalPool:
         spawned worker then runs again), that is an error of the sweep, not of each run."""
         assert self._pool is not None
         try:
-            self._pool.submit(_alive).result()
+            # One task per worker, submitted together, starts every worker now (a spawning
+            # pool starts one per submit while none is idle). Later submits then never
+            # start a process, which could race the pool's own clean-up when a worker dies.
+            for started in [self._pool.submit(_alive) for _ in range(self.jobs)]:
+                started.result()
         except BrokenProcessPool:
             hint = ""
             main = sys.modules.get("__main__")
