@@ -29,6 +29,29 @@ def with_loss(loss: str) -> str:
     return TCP.replace(link, f"{link}\nloss = {loss}")
 
 
+SEGMENT = """
+duration = "10 ms"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "b"
+[[segments]]
+name = "coax"
+stations = [{ node = "a", at = 0.0 }, { node = "b", at = 100.0 }]
+[[apps]]
+kind = "saturating"
+from = "a"
+to = "b"
+frame = "64 B"
+"""
+STATIONS = 'stations = [{ node = "a", at = 0.0 }, { node = "b", at = 100.0 }]'
+
+
+def with_stations(stations: str) -> str:
+    """The segment scenario with other ``stations``."""
+    return SEGMENT.replace(STATIONS, f"stations = [{stations}]")
+
+
 BULK = TCP.replace('kind = "tcp_file"', 'kind = "tcp_bulk"').replace('size = "500 MB"\n', "")
 
 
@@ -531,6 +554,72 @@ CASES = [
         'duration = "2 s"\nmeasure = { from = "1 s", until = "3 s" }\n' + GOOD,
         [],
         ["measure.until", "is after the run's duration (2 s)"],
+    ),
+    (
+        "segment station unknown",
+        with_stations('{ node = "a", at = 0.0 }, { node = "c", at = 1.0 }'),
+        [],
+        ["segments[0].stations[1].node", 'no node named "c"'],
+    ),
+    (
+        "segment without stations",
+        with_stations(""),
+        [],
+        ["segments[0].stations", "is empty; expected at least one station"],
+    ),
+    (
+        "segment station twice",
+        with_stations('{ node = "a", at = 0.0 }, { node = "a", at = 1.0 }'),
+        [],
+        ["segments[0].stations[1].node", "is already a station of this segment"],
+    ),
+    (
+        "segment station position not a number",
+        with_stations('{ node = "a", at = 0.0 }, { node = "b", at = nan }'),
+        [],
+        ["segments[0].stations[1].at", "is not a position"],
+    ),
+    (
+        "segment signal faster than light",
+        SEGMENT.replace('name = "coax"', 'name = "coax"\nvelocity = 1.5'),
+        [],
+        ["segments[0].velocity", "expected a fraction of c above 0 and at most 1"],
+    ),
+    (
+        "segment named like a node",
+        SEGMENT.replace('name = "coax"', 'name = "a"'),
+        [],
+        ["segments[0].name", "is already the name of a node or segment"],
+    ),
+    (
+        "segment frames beyond jumbo",
+        SEGMENT.replace('name = "coax"', 'name = "coax"\nmax_frame = "10000 B"'),
+        [],
+        ["segments[0].max_frame", "10000 B is outside 86 B"],
+    ),
+    (
+        "segment frame longer than its maximum",
+        SEGMENT.replace('frame = "64 B"', 'frame = "1600 B"'),
+        [],
+        ["apps[0].frame", "1600 B does not fit", "path MTU 1500 B"],
+    ),
+    (
+        "host on a link and a segment",
+        SEGMENT + '[[hosts]]\nname = "c"\n[[links]]\nbetween = ["a", "c"]\nrate = "1 Gb/s"\n',
+        [],
+        ["hosts[0]", 'host "a" has 2 links'],
+    ),
+    (
+        "PAUSE on a segment",
+        SEGMENT + '[[pause_generators]]\nport = "a->coax"\nevery = "1 ms"\npause = "100 us"\n',
+        [],
+        ["pause_generators[0].port", "is on a shared-medium segment"],
+    ),
+    (
+        "host sending to itself off a segment",
+        GOOD.replace('to = "client"', 'to = "server"'),
+        [],
+        ["apps[0].to", "only a station of a shared-medium segment sends to itself"],
     ),
     (
         "app to a switch",

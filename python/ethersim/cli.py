@@ -227,7 +227,34 @@ def _print_summary(result: Result) -> None:
     out_console().print(ports)
     _print_pause(s)
     _print_eee(s)
+    _print_stations(s)
     _print_links(s)
+
+
+def _print_stations(s: dict[str, Any]) -> None:
+    """The stations of shared-medium segments (CSMA/CD), when the scenario has any."""
+    from rich.table import Table
+
+    stations = s.get("stations", [])
+    if not stations:
+        return
+    span = "the measurement window" if s.get("window") else "the run"
+    table = Table(title=f"stations (CSMA/CD, over {span})", title_justify="left")
+    columns = ("station", "frames", "bit rate", "delay mean", "delay std", "excess delay")
+    for col in (*columns, "collisions/frame", "drops"):
+        table.add_column(col, justify="left" if col == "station" else "right", overflow="fold")
+    for st in stations:
+        table.add_row(
+            _literal(f"{st['node']} → {st['segment']}"),
+            f"{st['frames_sent']:,}",
+            _fmt_rate(st["bit_rate_bps"]),
+            _fmt_time(st["delay_mean_s"]),
+            _fmt_time(st["delay_std_s"]),
+            _fmt_time(st["excess_delay_mean_s"]),
+            f"{st['collisions_per_frame']:.3f}",
+            f"{st['drops']:,}",
+        )
+    out_console().print(table)
 
 
 def _print_pause(s: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = ["FolderCheck", "Result", "check_output_folder", "is_run_folder", "write_folder"]
 
 #: Tables written beside ``summary.json``, by the summary key they come from.
-TABLES = ("flows", "ports", "links", "hosts", "series", "tcp_series")
+TABLES = ("flows", "ports", "links", "hosts", "stations", "series", "tcp_series")
 
 #: Every file a results folder holds; a folder with anything else is not replaced.
 RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in TABLES)})
@@ -244,6 +244,14 @@ class Result:
     def hosts(self) -> pd.DataFrame:
         """One row per host: packets sent and received, receive-ring drops."""
         return self._table("hosts")
+
+    @cached_property
+    def stations(self) -> pd.DataFrame:
+        """One row per station of each shared-medium segment (CSMA/CD): frames sent, bit
+        rate in wire bits, frame rate, transmission delay (mean, std), excess delay,
+        collisions, collisions per frame and excessive-collision drops, over the
+        measurement window when the scenario has one."""
+        return self._table("stations")
 
     @cached_property
     def series(self) -> pd.DataFrame:

@@ -219,6 +219,56 @@ impl Port {
         (frame, sent)
     }
 
+    /// Hands the head frame of `class` to a shared medium's MAC at `now` (after
+    /// [`Port::next_tx`] said it may start). The port is busy until the MAC reports the
+    /// frame sent ([`Port::mac_sent`]) or dropped ([`Port::mac_dropped`]); a data frame
+    /// stays in the buffer until then.
+    pub fn take_for_mac(&mut self, now: SimTime, class: FrameClass) -> Queued {
+        debug_assert!(self.on_wire.is_none());
+        let frame = match class {
+            FrameClass::Control => self.control.pop_front(),
+            FrameClass::Data => self.queue.head().map(|_| self.queue.start_sending(now, SimTime::NEVER)),
+        }
+        .expect("a frame of the class to hand over");
+        self.on_wire = Some(OnWire {
+            start: now,
+            last_bit: SimTime::NEVER,
+            wire_free: SimTime::NEVER,
+            frame_len: frame.len,
+            tx: TxId(0),
+            class,
+            // The MAC reports the end; nothing settles it lazily.
+            done_queued: true,
+        });
+        frame
+    }
+
+    /// The MAC sent the frame it holds whole: its successful attempt began at `start`,
+    /// its last bit left at `last_bit`, and the inter-frame gap after it ends at
+    /// `wire_free`. The frame counts as sent (the host's interrupt service, if any,
+    /// starts at its last bit).
+    pub fn mac_sent(&mut self, start: SimTime, last_bit: SimTime, wire_free: SimTime) -> Option<FrameClass> {
+        let w = self.on_wire.as_mut()?;
+        (w.start, w.last_bit, w.wire_free) = (start, last_bit, wire_free);
+        if w.class == FrameClass::Data {
+            self.queue.abort_leaving(last_bit);
+        }
+        self.finish_tx(TxId(0))
+    }
+
+    /// The MAC dropped the frame it holds at `now` (excessive collisions): it leaves the
+    /// buffer and the port is free. The host's interrupt service, if any, starts now.
+    pub fn mac_dropped(&mut self, now: SimTime) -> Option<FrameClass> {
+        let w = self.on_wire.take()?;
+        if w.class == FrameClass::Data {
+            self.queue.abort_leaving(now);
+            if self.tx_interrupt != Duration::ZERO {
+                self.gate.close(Closer::Driver, now + self.tx_interrupt);
+            }
+        }
+        Some(w.class)
+    }
+
     /// Counts a finished transmission whose end was not an event (see the module notes):
     /// if its gap ended by `now`, it is complete and the wire is free.
     pub fn settle(&mut self, now: SimTime) {
@@ -343,8 +393,12 @@ impl Port {
         if end.as_ps() == 0 {
             return 0.0;
         }
-        let partial =
-            self.on_wire.map_or(Duration::ZERO, |tx| tx.wire_free.min(end).saturating_since(tx.start));
+        // A frame a shared medium's MAC holds (its end unknown) has not yet used the wire
+        // (its attempts are not counted).
+        let partial = self
+            .on_wire
+            .filter(|tx| !tx.wire_free.is_never())
+            .map_or(Duration::ZERO, |tx| tx.wire_free.min(end).saturating_since(tx.start));
         (Duration(self.stats.busy_ps) + partial).as_secs_f64() / end.as_secs_f64()
     }
 }

@@ -115,6 +115,10 @@ impl DropTailQueue {
     ///
     /// # Panics
     /// If no frame waits, or the previous frame is still leaving (one transmission at a time).
+    // On every frame's path (a port starting a frame); a segment's MAC taking a frame calls
+    // it too, and with two callers the compiler stopped inlining it.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
     pub fn start_sending(&mut self, now: SimTime, last_bit: SimTime) -> Queued {
         self.settle(now);
         assert!(self.leaving.is_none(), "a frame starts while the previous one is still leaving");

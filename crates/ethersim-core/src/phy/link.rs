@@ -30,10 +30,13 @@ use crate::wire::PacketRef;
 use super::outage::OutageSchedule;
 
 /// What joins a link's ports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Channel {
     /// A full-duplex point-to-point link: each direction is its own medium.
     PointToPoint,
+    /// A half-duplex shared-medium segment (CSMA/CD): every port sends on one medium.
+    /// Its ports are the segment's stations; the link's directions only give its rate.
+    Bus(Box<super::Bus>),
 }
 
 /// The identity of one transmission on one link direction.
@@ -288,6 +291,28 @@ impl Link {
             loss: None,
             rate_switching: None,
             eee: None,
+        }
+    }
+
+    /// A shared-medium segment: its stations' ports are `bus.first_port` onwards.
+    pub fn bus(bus: super::Bus, rate: BitRate) -> Self {
+        let first = bus.first_port;
+        Link {
+            channel: Channel::Bus(Box::new(bus)),
+            ends: [first, first],
+            dirs: [Direction::new(rate, Duration::ZERO), Direction::new(rate, Duration::ZERO)],
+            outages: OutageSchedule::default(),
+            loss: None,
+            rate_switching: None,
+            eee: None,
+        }
+    }
+
+    /// The segment, if this link is a shared medium.
+    pub fn as_bus(&self) -> Option<&super::Bus> {
+        match &self.channel {
+            Channel::Bus(b) => Some(b),
+            Channel::PointToPoint => None,
         }
     }
 

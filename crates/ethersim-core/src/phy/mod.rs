@@ -3,6 +3,8 @@
 //! sends, scheduled outages, frame loss and link-rate switching. Low Power Idle states
 //! belong here as they arrive; each mechanism closes the gate through its own [`Closer`].
 
+pub mod bus;
+pub mod csma;
 pub mod gate;
 pub mod link;
 pub mod loss;
@@ -10,6 +12,7 @@ pub mod lpi;
 pub mod outage;
 pub mod rate;
 
+pub use bus::{Bus, MacState, MacStep};
 pub use gate::{Closer, FrameClass, GateState, TxGate};
 pub use link::{Arrived, Channel, Direction, Link, Sent, TxId, TxTiming};
 pub use loss::{LossModel, ScriptedLoss};

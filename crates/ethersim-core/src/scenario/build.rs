@@ -11,9 +11,11 @@ use crate::ids::{EndpointId, FlowId, LinkId, NodeId, PortId};
 use crate::node::{
     Host, HostConfig, PauseReceiver, PeriodicPause, Port, QueueLimits, Switch, ThresholdPause,
 };
+use crate::phy::csma::{Geometry, Medium};
 use crate::phy::{
-    AlrPolicy, Coalescing, IdleTimeout, Immediate, Link, LinkEee, LossModel, Lpi, LpiPolicyKind, LpiProfile,
-    LpiUnit, Outage, OutageSchedule, Pending, RatePolicyKind, RateSwitching, ScheduledRates, ScriptedLoss,
+    AlrPolicy, Bus, Coalescing, IdleTimeout, Immediate, Link, LinkEee, LossModel, Lpi, LpiPolicyKind,
+    LpiProfile, LpiUnit, Outage, OutageSchedule, Pending, RatePolicyKind, RateSwitching, ScheduledRates,
+    ScriptedLoss,
 };
 use crate::sim::{Flow, MeasureWindow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::stats::SeriesLimits;
@@ -58,9 +60,12 @@ pub const MAX_ROUTE_ENTRIES: usize = 25_000_000;
 /// for them.
 fn check_sizes(s: &Scenario) -> Result<()> {
     let nodes = s.hosts.len() + s.switches.len();
-    for (key, n, max) in
-        [("hosts", nodes, MAX_NODES), ("links", s.links.len(), MAX_LINKS), ("apps", s.apps.len(), MAX_APPS)]
-    {
+    for (key, n, max) in [
+        ("hosts", nodes, MAX_NODES),
+        ("links", s.links.len(), MAX_LINKS),
+        ("segments", s.segments.len(), MAX_LINKS),
+        ("apps", s.apps.len(), MAX_APPS),
+    ] {
         if n > max {
             let what = if key == "hosts" { "hosts and switches" } else { key };
             return Err(ScenarioError::at(key, format!("{n} {what} exceed the limit of {max}")));
@@ -87,6 +92,8 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let topo = Topology::new(s)?;
     let limits = run_limits(s)?;
     let mut links = links(s)?;
+    let window = measure_window(s)?;
+    links.extend(segments(s, &topo, window.as_ref())?);
     let mut ports = ports(s, &topo)?;
     flow_control(s, &topo, &mut ports)?;
     for l in &links {
@@ -106,7 +113,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
     network.trace = trace;
-    network.window = measure_window(s)?.map(Box::new);
+    network.window = window.map(Box::new);
     Ok(Built { network, limits, warnings: warnings(s) })
 }
 
@@ -505,32 +512,136 @@ fn run_limits(s: &Scenario) -> Result<RunLimits> {
     Ok(RunLimits { until: s.duration.map(|d| SimTime::ZERO + d.0), max_events: s.max_events })
 }
 
-/// Two ports per link, in link order: port `2i` at `between[0]`, `2i + 1` at `between[1]`.
+/// Two ports per link, in link order: port `2i` at `between[0]`, `2i + 1` at `between[1]`;
+/// then one per station of each segment.
 fn ports(s: &Scenario, topo: &Topology) -> Result<Vec<Port>> {
-    let mut ports: Vec<Option<Port>> = (0..2 * s.links.len()).map(|_| None).collect();
-    for (node, attachments) in topo.attachments.iter().enumerate() {
+    let stations: usize = s.segments.iter().map(|g| g.stations.len()).sum();
+    let mut ports: Vec<Option<Port>> = (0..2 * s.links.len() + stations).map(|_| None).collect();
+    for (node, interfaces) in topo.interfaces.iter().enumerate() {
         let node = NodeId(node as u32);
         let limits = match topo.roles[node.index()] {
             // A host's NIC queue is bounded by the host's transmit buffers instead.
             Role::Host(_) => QueueLimits::default(),
             Role::Switch(w) => {
-                let largest = attachments
+                let largest = interfaces
                     .iter()
-                    .map(|a| ethernet::max_frame_for_mtu(s.links[a.link].mtu.0.get()))
+                    .map(|&(link, _)| ethernet::max_frame_for_mtu(link_mtu(s, link)))
                     .max()
                     .unwrap_or(0);
                 buffer_limits(&s.switches[w].port_buffer, &format!("switches[{w}].port_buffer"), largest)?
             }
         };
-        for a in attachments {
-            let end = (a.port.0 % 2) as usize;
-            let peer = PortId(2 * a.link as u32 + 1 - end as u32);
-            ports[a.port.index()] = Some(Port::new(node, LinkId(a.link as u32), end, peer, limits));
+        for &(link, port) in interfaces {
+            let p = if link < s.links.len() {
+                let end = (port.0 % 2) as usize;
+                let peer = PortId(2 * link as u32 + 1 - end as u32);
+                Port::new(node, LinkId(link as u32), end, peer, limits)
+            } else {
+                // A station: it faces the whole segment (its results name the segment).
+                Port::new(node, LinkId(link as u32), 0, port, limits)
+            };
+            ports[port.index()] = Some(p);
         }
     }
-    // Every link has two ends, each attached to a node above.
-    Ok(ports.into_iter().map(|p| p.expect("both ends of every link attached")).collect())
+    // Every link has two ends, and every segment its stations, each attached above.
+    Ok(ports.into_iter().map(|p| p.expect("every port attached")).collect())
 }
+
+/// The largest payload a frame on link `link` (a point-to-point link, or a segment after
+/// them) carries.
+fn link_mtu(s: &Scenario, link: usize) -> u64 {
+    match s.links.get(link) {
+        Some(l) => l.mtu.0.get(),
+        None => s.segments[link - s.links.len()].max_frame.0.get() - ethernet::HEADER_LEN - ethernet::FCS_LEN,
+    }
+}
+
+/// The segments' links, after the point-to-point ones: geometry, stations and, per
+/// destination host, the station each frame for it goes to (the destination itself, or
+/// the first switch on the segment nearest it). Statistics count over the measurement
+/// window, if there is one.
+fn segments(s: &Scenario, topo: &Topology, window: Option<&MeasureWindow>) -> Result<Vec<Link>> {
+    let mut out = Vec::with_capacity(s.segments.len());
+    for (k, (spec, seg)) in s.segments.iter().zip(&topo.segments).enumerate() {
+        let path = format!("segments[{k}]");
+        if spec.rate.0.as_bps() == 0 {
+            return Err(ScenarioError::at(format!("{path}.rate"), "must be greater than 0 b/s"));
+        }
+        if !(spec.velocity > 0.0 && spec.velocity <= 1.0) {
+            return Err(ScenarioError::at(
+                format!("{path}.velocity"),
+                format!(
+                    "{} is not a signal speed; expected a fraction of c above 0 and at most 1",
+                    spec.velocity
+                ),
+            ));
+        }
+        let max_frame = spec.max_frame.0.get();
+        let smallest = ethernet::max_frame_for_mtu(68);
+        let largest = ethernet::max_frame_for_mtu(ethernet::MAX_JUMBO_MTU);
+        if !(smallest..=largest).contains(&max_frame) {
+            return Err(ScenarioError::at(
+                format!("{path}.max_frame"),
+                format!("{max_frame} B is outside {smallest} B (an IPv4 minimum MTU) to {largest} B (jumbo frames)"),
+            ));
+        }
+        let mut stations = Vec::with_capacity(spec.stations.len());
+        for (j, st) in spec.stations.iter().enumerate() {
+            if !st.at.is_finite() || st.at.abs() > MAX_SEGMENT_METRES {
+                return Err(ScenarioError::at(
+                    format!("{path}.stations[{j}].at"),
+                    format!("{} is not a position; expected metres within ±{MAX_SEGMENT_METRES}", st.at),
+                ));
+            }
+            stations.push((seg.nodes[j], st.at));
+        }
+        let mut repeaters = Vec::with_capacity(spec.repeaters.len());
+        for (j, r) in spec.repeaters.iter().enumerate() {
+            if !r.at.is_finite() || r.at.abs() > MAX_SEGMENT_METRES {
+                return Err(ScenarioError::at(
+                    format!("{path}.repeaters[{j}].at"),
+                    format!("{} is not a position; expected metres within ±{MAX_SEGMENT_METRES}", r.at),
+                ));
+            }
+            repeaters.push((r.at, r.delay.0));
+        }
+        let positions: Vec<f64> = stations.iter().map(|&(_, x)| x).collect();
+        let geometry = Geometry::bus(&positions, spec.velocity, &repeaters, spec.tap_delay.0);
+        // Per destination host: the station a frame for it goes to.
+        let mut receivers = vec![u16::MAX; s.hosts.len()];
+        for dst in topo.hosts() {
+            receivers[dst.index()] = match seg.nodes.iter().position(|&n| n == dst) {
+                Some(j) => j as u16,
+                None => seg
+                    .nodes
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, &n)| topo.hops_to(n, dst).map(|d| (d, j)))
+                    .filter(|&(_, j)| matches!(topo.roles[seg.nodes[j].index()], Role::Switch(_)))
+                    .min()
+                    .map_or(u16::MAX, |(_, j)| j as u16),
+            };
+        }
+        let medium = Medium::new(geometry, spec.rate.0);
+        let mut bus = Bus::new(
+            spec.name.clone(),
+            medium,
+            &stations,
+            seg.first_port,
+            receivers,
+            rng::stream(s.seed, &format!("csma/{}", spec.name)),
+        );
+        if let Some(w) = window {
+            bus.counted = (w.from, w.until);
+        }
+        out.push(Link::bus(bus, spec.rate.0));
+    }
+    Ok(out)
+}
+
+/// Largest distance of a station or repeater from the cable's origin, metres (a million
+/// kilometres: far beyond any cable, and safe for picosecond arithmetic).
+const MAX_SEGMENT_METRES: f64 = 1e9;
 
 fn buffer_limits(buf: &BufferSpec, path: &str, largest_frame: u64) -> Result<QueueLimits> {
     if buf.bytes.is_none() && buf.frames.is_none() {
@@ -555,7 +666,7 @@ fn nodes(s: &Scenario, topo: &Topology) -> Result<Vec<Node>> {
             let id = NodeId(idx as u32);
             Ok(match topo.roles[idx] {
                 Role::Host(h) => {
-                    Node::Host(Host::new(host_config(&s.hosts[h], h)?, topo.attachments[idx][0].port))
+                    Node::Host(Host::new(host_config(&s.hosts[h], h)?, topo.interfaces[idx][0].1))
                 }
                 Role::Switch(_) => {
                     // Destinations are hosts, whose node ids come first: one entry per host.
@@ -563,7 +674,7 @@ fn nodes(s: &Scenario, topo: &Topology) -> Result<Vec<Node>> {
                     for &dst in &hosts {
                         forwarding[dst.index()] = topo.next_hop(id, dst).map(|a| a.port);
                     }
-                    let ports = topo.attachments[idx].iter().map(|a| a.port).collect();
+                    let ports = topo.interfaces[idx].iter().map(|&(_, p)| p).collect();
                     Node::Switch(Switch { ports, forwarding })
                 }
             })
@@ -574,15 +685,16 @@ fn nodes(s: &Scenario, topo: &Topology) -> Result<Vec<Node>> {
 /// Each port's IEEE 802.3x settings: whether it honours PAUSE, a switch's threshold
 /// flow control on its outputs, and the periodic generators.
 fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()> {
-    for (node, attachments) in topo.attachments.iter().enumerate() {
+    for node in 0..topo.attachments.len() {
         let (honour, threshold) = match topo.roles[node] {
             Role::Host(h) => (s.hosts[h].pause.honour, None),
             Role::Switch(w) => (s.switches[w].pause.honour, threshold_pause(s, topo, w, node)?),
         };
-        for a in attachments {
-            let p = &mut ports[a.port.index()];
+        for &(link, port) in &topo.interfaces[node] {
+            let p = &mut ports[port.index()];
             p.pause.rx = PauseReceiver::new(honour);
-            if let Some(t) = &threshold {
+            // PAUSE is for full-duplex links (IEEE 802.3 Annex 31B): not on a segment.
+            if let Some(t) = threshold.as_ref().filter(|_| link < s.links.len()) {
                 p.pause.threshold = Some(t.clone());
                 p.hooks |= Port::HOOK_THRESHOLD;
             }
@@ -594,7 +706,17 @@ fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()>
         if g.every.0 == Duration::ZERO {
             return Err(ScenarioError::at(format!("{path}.every"), "must be greater than 0 s"));
         }
-        let rate = s.links[ports[port.index()].link.index()].rate.0;
+        let Some(link) = s.links.get(ports[port.index()].link.index()) else {
+            return Err(ScenarioError::at(
+                format!("{path}.port"),
+                format!(
+                    "{:?} is on a shared-medium segment; PAUSE is for full-duplex links (IEEE 802.3 \
+                     Annex 31B)",
+                    g.port
+                ),
+            ));
+        };
+        let rate = link.rate.0;
         if g.pause.0 == Duration::ZERO || mac_control::quanta_for(g.pause.0, rate).is_none() {
             return Err(ScenarioError::at(
                 format!("{path}.pause"),
@@ -683,7 +805,7 @@ fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Resu
         return Ok(None);
     }
     let buffer = s.switches[w].port_buffer.bytes.map(|b| b.0.get());
-    let links: Vec<&LinkSpec> = topo.attachments[node].iter().map(|a| &s.links[a.link]).collect();
+    let links: Vec<&LinkSpec> = topo.interfaces[node].iter().filter_map(|&(l, _)| s.links.get(l)).collect();
     let high = match (spec.high_water, buffer) {
         (Some(h), _) => h.0.get(),
         (None, None) => {
@@ -794,20 +916,26 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
         }
         let src = topo.host(spec.from(), &format!("{path}.from"))?;
         let dst = topo.host(spec.to(), &format!("{path}.to"))?;
-        if src == dst {
-            return Err(ScenarioError::at(
-                format!("{path}.to"),
-                "must differ from `from`; a host does not send to itself",
-            ));
-        }
-        let route = topo.route(src, dst);
+        let route = if src == dst {
+            // A station of a segment may send frames to itself: they cross its segment
+            // (as in capacity studies, so that receivers cost nothing).
+            let Some(link) = topo.segment_of(src) else {
+                return Err(ScenarioError::at(
+                    format!("{path}.to"),
+                    "must differ from `from`; only a station of a shared-medium segment sends to itself",
+                ));
+            };
+            vec![link]
+        } else {
+            topo.route(src, dst)
+        };
         if route.is_empty() {
             return Err(ScenarioError::at(
                 format!("{path}.to"),
                 format!("{:?} cannot be reached from {:?} through the links given", spec.to(), spec.from()),
             ));
         }
-        let path_mtu = route.iter().map(|&l| s.links[l].mtu.0.get()).min().unwrap_or(ethernet::STANDARD_MTU);
+        let path_mtu = route.iter().map(|&l| link_mtu(s, l)).min().unwrap_or(ethernet::STANDARD_MTU);
         let payload = check_payload(spec, &path, path_mtu)?;
         let start = SimTime::ZERO + spec.start();
         let (source, sink) = match spec {

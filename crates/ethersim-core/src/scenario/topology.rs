@@ -2,6 +2,11 @@
 //!
 //! Routes are shortest paths in hops through switches (hosts do not forward); among equal
 //! next hops the first link in file order wins, so routing is deterministic.
+//!
+//! A shared-medium segment joins every pair of its stations: each station has one port on
+//! it, and an attachment per other station. Links are numbered point-to-point links first
+//! (in file order), then segments; ports likewise: two per point-to-point link, then one
+//! per station, segment by segment.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -25,10 +30,24 @@ pub enum Role {
 pub struct Attachment {
     /// Index into `links`.
     pub link: usize,
-    /// The node at the other end.
+    /// The node at the other end (on a segment, one of the other stations).
     pub neighbour: NodeId,
-    /// This end's port: link `i` has port `2i` at `between[0]` and `2i + 1` at `between[1]`.
+    /// This end's port: link `i` has port `2i` at `between[0]` and `2i + 1` at `between[1]`;
+    /// a segment's stations have consecutive ports after those of every link.
     pub port: PortId,
+}
+
+/// A shared-medium segment as the graph sees it.
+#[derive(Clone, Debug)]
+pub struct Segment {
+    /// Its name.
+    pub name: String,
+    /// Its stations' nodes, in file order.
+    pub nodes: Vec<NodeId>,
+    /// The first station's port.
+    pub first_port: PortId,
+    /// Its index among all links (after the point-to-point links).
+    pub link: usize,
 }
 
 /// Node names, roles and attachments, checked for consistency.
@@ -41,6 +60,10 @@ pub struct Topology {
     pub names: Vec<String>,
     /// Links of each node, in file order.
     pub attachments: Vec<Vec<Attachment>>,
+    /// Ports of each node with the link (or segment) each is on, in file order.
+    pub interfaces: Vec<Vec<(usize, PortId)>>,
+    /// The segments, in file order.
+    pub segments: Vec<Segment>,
     /// Per switch, its links to other switches, in file order.
     switch_links: Vec<Vec<Attachment>>,
     /// Per node, hop distances from every switch to it (`None` for switches, which are
@@ -53,6 +76,10 @@ type Result<T> = std::result::Result<T, ScenarioError>;
 /// Most known names an error message lists.
 const SHOWN: usize = 20;
 
+/// Most stations on one segment (the coaxial segments of IEEE 802.3 clause 8 allow 100;
+/// the geometry holds a delay per pair).
+pub const MAX_STATIONS: usize = 1024;
+
 impl Topology {
     /// Checks names and links of `s` and computes routes.
     pub fn new(s: &Scenario) -> Result<Self> {
@@ -61,6 +88,8 @@ impl Topology {
             roles: Vec::new(),
             names: Vec::new(),
             attachments: Vec::new(),
+            interfaces: Vec::new(),
+            segments: Vec::new(),
             switch_links: Vec::new(),
             switch_distances: Vec::new(),
         };
@@ -76,6 +105,11 @@ impl Topology {
         }
         for (i, link) in s.links.iter().enumerate() {
             topo.add_link(s, i, link)?;
+        }
+        let mut next_port = 2 * s.links.len() as u32;
+        for (k, seg) in s.segments.iter().enumerate() {
+            topo.add_segment(s, k, seg, PortId(next_port))?;
+            next_port += seg.stations.len() as u32;
         }
         topo.check_hosts_have_one_link()?;
         topo.switch_links = vec![Vec::new(); s.switches.len()];
@@ -111,6 +145,7 @@ impl Topology {
         self.roles.push(role);
         self.names.push(name.to_owned());
         self.attachments.push(Vec::new());
+        self.interfaces.push(Vec::new());
         Ok(())
     }
 
@@ -139,13 +174,67 @@ impl Topology {
         let port = |end: u32| PortId(2 * i as u32 + end);
         self.attachments[a.index()].push(Attachment { link: i, neighbour: b, port: port(0) });
         self.attachments[b.index()].push(Attachment { link: i, neighbour: a, port: port(1) });
+        self.interfaces[a.index()].push((i, port(0)));
+        self.interfaces[b.index()].push((i, port(1)));
+        Ok(())
+    }
+
+    fn add_segment(
+        &mut self,
+        s: &Scenario,
+        k: usize,
+        seg: &super::schema::SegmentSpec,
+        first_port: PortId,
+    ) -> Result<()> {
+        let path = format!("segments[{k}]");
+        if seg.name.is_empty() {
+            return Err(ScenarioError::at(format!("{path}.name"), "a segment name must not be empty"));
+        }
+        if self.ids.contains_key(&seg.name) || self.segments.iter().any(|g| g.name == seg.name) {
+            return Err(ScenarioError::at(
+                format!("{path}.name"),
+                format!("{:?} is already the name of a node or segment; names must be unique", seg.name),
+            ));
+        }
+        if seg.stations.is_empty() {
+            return Err(ScenarioError::at(
+                format!("{path}.stations"),
+                "is empty; expected at least one station",
+            ));
+        }
+        if seg.stations.len() > MAX_STATIONS {
+            return Err(ScenarioError::at(
+                format!("{path}.stations"),
+                format!("{} stations exceed the limit of {MAX_STATIONS} per segment", seg.stations.len()),
+            ));
+        }
+        let link = s.links.len() + k;
+        let mut nodes = Vec::with_capacity(seg.stations.len());
+        for (j, st) in seg.stations.iter().enumerate() {
+            let node = self.lookup(&st.node, &format!("{path}.stations[{j}].node"))?;
+            if nodes.contains(&node) {
+                return Err(ScenarioError::at(
+                    format!("{path}.stations[{j}].node"),
+                    format!("{:?} is already a station of this segment; a node has one port on it", st.node),
+                ));
+            }
+            nodes.push(node);
+        }
+        for (j, &a) in nodes.iter().enumerate() {
+            let port = PortId(first_port.0 + j as u32);
+            for &b in nodes.iter().filter(|&&b| b != a) {
+                self.attachments[a.index()].push(Attachment { link, neighbour: b, port });
+            }
+            self.interfaces[a.index()].push((link, port));
+        }
+        self.segments.push(Segment { name: seg.name.clone(), nodes, first_port, link });
         Ok(())
     }
 
     fn check_hosts_have_one_link(&self) -> Result<()> {
         for (id, role) in self.roles.iter().enumerate() {
             if let Role::Host(h) = role {
-                let n = self.attachments[id].len();
+                let n = self.interfaces[id].len();
                 if n != 1 {
                     return Err(ScenarioError::at(
                         format!("hosts[{h}]"),
@@ -195,6 +284,13 @@ impl Topology {
         };
         let (a, b) = (a.trim(), b.trim());
         let node = self.lookup(a, path)?;
+        if let Some(seg) = self.segments.iter().find(|g| g.name == b) {
+            return self.interfaces[node.index()]
+                .iter()
+                .find(|&&(l, _)| l == seg.link)
+                .map(|&(_, p)| p)
+                .ok_or_else(|| ScenarioError::at(path, format!("{a:?} is not a station of segment {b:?}")));
+        }
         let peer = self.lookup(b, path)?;
         let mut found = self.attachments[node.index()].iter().filter(|at| at.neighbour == peer);
         match (found.next(), found.next()) {
@@ -216,12 +312,17 @@ impl Topology {
     /// through switches (hosts do not forward).
     fn switch_hops_to(&self, dst: NodeId) -> Box<[Option<u32>]> {
         let mut dist = vec![None; self.switch_links.len()].into_boxed_slice();
-        // A host has exactly one link: the switch at its other end, if any, is 1 hop away.
-        let Role::Switch(first) = self.roles[self.attachments[dst.index()][0].neighbour.index()] else {
-            return dist;
-        };
-        dist[first] = Some(1);
-        let mut frontier = VecDeque::from([(first, 1)]);
+        // A host has exactly one link: the switches at its other end (several on a
+        // segment), if any, are 1 hop away.
+        let mut frontier = VecDeque::new();
+        for a in &self.attachments[dst.index()] {
+            if let Role::Switch(first) = self.roles[a.neighbour.index()] {
+                if dist[first].is_none() {
+                    dist[first] = Some(1);
+                    frontier.push_back((first, 1));
+                }
+            }
+        }
         while let Some((w, d)) = frontier.pop_front() {
             for a in &self.switch_links[w] {
                 let Role::Switch(next) = self.roles[a.neighbour.index()] else { continue };
@@ -235,6 +336,11 @@ impl Topology {
     }
 
     /// Hops from `node` to host `dst` (`None`: unreachable).
+    pub fn hops_to(&self, node: NodeId, dst: NodeId) -> Option<u32> {
+        self.hops(node, dst)
+    }
+
+    /// Hops from `node` to host `dst` (`None`: unreachable).
     fn hops(&self, node: NodeId, dst: NodeId) -> Option<u32> {
         if node == dst {
             return Some(0);
@@ -242,14 +348,14 @@ impl Topology {
         let dist = self.switch_distances[dst.index()].as_ref()?;
         match self.roles[node.index()] {
             Role::Switch(w) => dist[w],
-            Role::Host(_) => {
-                let a = self.attachments[node.index()][0];
-                match self.roles[a.neighbour.index()] {
+            Role::Host(_) => self.attachments[node.index()]
+                .iter()
+                .filter_map(|a| match self.roles[a.neighbour.index()] {
                     _ if a.neighbour == dst => Some(1),
                     Role::Switch(w) => dist[w].map(|d| d + 1),
                     Role::Host(_) => None,
-                }
-            }
+                })
+                .min(),
         }
     }
 
@@ -258,22 +364,26 @@ impl Topology {
     pub fn next_hop(&self, from: NodeId, dst: NodeId) -> Option<Attachment> {
         let mine = self.hops(from, dst).filter(|&d| d > 0)?;
         match self.roles[from.index()] {
-            Role::Host(_) => Some(self.attachments[from.index()][0])
-                .filter(|a| self.hops(a.neighbour, dst) == Some(mine - 1)),
+            // Hosts do not forward: the next hop is the destination or a switch.
+            Role::Host(_) => self.attachments[from.index()].iter().copied().find(|a| {
+                (a.neighbour == dst || matches!(self.roles[a.neighbour.index()], Role::Switch(_)))
+                    && self.hops(a.neighbour, dst) == Some(mine - 1)
+            }),
+            // `dst` hangs on this switch by its one link (or segment): this end of it.
             Role::Switch(_) if mine == 1 => {
-                // `dst` hangs on this switch by its one link: this end of that link.
-                let theirs = self.attachments[dst.index()][0];
-                let end = theirs.port.0 % 2;
-                Some(Attachment {
-                    link: theirs.link,
-                    neighbour: dst,
-                    port: PortId(theirs.port.0 - end + (1 - end)),
-                })
+                self.attachments[from.index()].iter().copied().find(|a| a.neighbour == dst)
             }
             Role::Switch(w) => {
                 self.switch_links[w].iter().find(|a| self.hops(a.neighbour, dst) == Some(mine - 1)).copied()
             }
         }
+    }
+
+    /// Whether `node` is a station of a segment (and so may send frames to itself).
+    pub fn segment_of(&self, node: NodeId) -> Option<usize> {
+        self.interfaces[node.index()]
+            .iter()
+            .find_map(|&(l, _)| self.segments.iter().find(|g| g.link == l).map(|g| g.link))
     }
 
     /// The links a packet from `src` to host `dst` crosses, in order (empty if unreachable).

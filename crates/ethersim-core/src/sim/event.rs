@@ -86,6 +86,23 @@ pub enum Event {
         /// The link.
         link: LinkId,
     },
+    /// A shared-medium station's MAC takes its next step (`handlers/csma.rs`).
+    Csma {
+        /// The segment's link.
+        link: LinkId,
+        /// The station.
+        station: u16,
+        /// The timer event this is.
+        generation: Generation,
+    },
+    /// The frame at the head of a segment's deliveries reaches its receiver
+    /// (`handlers/csma.rs`).
+    BusDelivery {
+        /// The segment's link.
+        link: LinkId,
+        /// The timer event this is.
+        generation: Generation,
+    },
     /// The start (`edge` 0) or the end (1) of the measurement window (`window.rs`).
     Window {
         /// Which edge.

@@ -177,10 +177,20 @@ impl Network {
         &self.flows[flow.index()]
     }
 
-    /// The name of the port `port` as results show it: `node->peer`.
+    /// The name of the port `port` as results show it: `node->peer`, or `node->segment`
+    /// for a station of a shared-medium segment.
     pub fn port_name(&self, port: crate::ids::PortId) -> String {
         let p = &self.ports[port.index()];
-        format!("{}->{}", self.names[p.node.index()], self.names[self.ports[p.peer.index()].node.index()])
+        format!("{}->{}", self.names[p.node.index()], self.peer_name(port))
+    }
+
+    /// What `port` faces: the node at the other end of its link, or its segment's name.
+    pub fn peer_name(&self, port: crate::ids::PortId) -> &str {
+        let p = &self.ports[port.index()];
+        match self.links[p.link.index()].as_bus() {
+            Some(bus) => &bus.name,
+            None => &self.names[self.ports[p.peer.index()].node.index()],
+        }
     }
 
     pub(super) fn host_mut(&mut self, node: NodeId) -> &mut Host {
@@ -237,6 +247,10 @@ impl Model for Network {
             Event::LpiTimer { link, unit, generation } => {
                 self.on_lpi_timer(sched, link, usize::from(unit), generation);
             }
+            Event::Csma { link, station, generation } => {
+                self.on_csma_timer(sched, link, usize::from(station), generation);
+            }
+            Event::BusDelivery { link, generation } => self.on_bus_delivery(sched, link, generation),
             Event::Window { edge } => self.on_window_edge(sched.now(), edge),
         }
     }

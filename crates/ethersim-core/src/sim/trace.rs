@@ -34,6 +34,8 @@ pub enum DropReason {
     LinkLoss,
     /// It reached a node with no route to its destination, or a host it was not for.
     Unroutable,
+    /// Dropped by a shared medium's MAC after 16 collisions (IEEE 802.3 4.2.3.2.5).
+    ExcessiveCollisions,
 }
 
 /// One thing that happened.
@@ -76,6 +78,40 @@ pub enum TraceRecord {
         last_bit: SimTime,
         /// The wire is free after the inter-frame gap.
         wire_free: SimTime,
+    },
+    /// A station of a shared-medium segment starts an attempt to send its frame now.
+    MacAttempt {
+        /// The station's port.
+        port: PortId,
+        /// The attempt's last bit leaves then, unless a collision cuts it short.
+        end: SimTime,
+    },
+    /// A station of a shared-medium segment detected a collision now: it sends the jam
+    /// (after its preamble).
+    MacJam {
+        /// The station's port.
+        port: PortId,
+        /// Its jam ends then.
+        end: SimTime,
+    },
+    /// A station of a shared-medium segment backs off after a collision.
+    MacBackoff {
+        /// The station's port.
+        port: PortId,
+        /// The backoff ends then; the station defers from that instant.
+        until: SimTime,
+    },
+    /// A station of a shared-medium segment is done with its frame: sent whole (its
+    /// last bit left now) or dropped after 16 collisions. The frame leaves the buffer.
+    MacDone {
+        /// The station's port.
+        port: PortId,
+        /// Data or MAC control.
+        class: FrameClass,
+        /// Its frame length.
+        frame_len: u32,
+        /// Sent whole (`false`: dropped).
+        sent: bool,
     },
     /// A transmission finished (frame and gap).
     TxEnded {
@@ -229,6 +265,9 @@ impl PortSeries {
                 if port == self.port =>
             {
                 self.leaving = Some((last_bit, u64::from(frame_len)));
+            }
+            TraceRecord::MacDone { port, class: FrameClass::Data, frame_len, .. } if port == self.port => {
+                self.set_queue_without(now, u64::from(frame_len));
             }
             TraceRecord::TxCutOff { port, class: FrameClass::Data, .. } if port == self.port => {
                 if let Some((_, len)) = self.leaving.take() {

@@ -5,6 +5,7 @@
 mod applications;
 mod buffer;
 mod common;
+mod csma;
 mod delivery;
 mod determinism;
 mod eee;

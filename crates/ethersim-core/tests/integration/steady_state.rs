@@ -184,3 +184,20 @@ fn saturating_hosts_run_without_allocating() {
     assert!(frames(&after) - frames(&before) > 50_000);
     assert_eq!(measured, frames(&after) - frames(&before), "the window's count is the counters' difference");
 }
+
+/// A saturated 24-station CSMA/CD segment in steady state (deference, collisions, jams,
+/// backoff and deliveries) runs without allocating.
+#[test]
+fn a_saturated_csma_segment_runs_without_allocating() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/ethersim/bench_scenarios");
+    let text = std::fs::read_to_string(root.join("csma-24-hosts.toml")).unwrap();
+    let mut sim = simulation(&text);
+    // Warm-up: queues and lists grow to the sizes the load needs (by about 0.3 s).
+    sim.run_until(SimTime::ZERO + Duration::from_ms(500));
+    let info = allocation_counter::measure(|| {
+        sim.run_until(SimTime::ZERO + Duration::from_ms(2500));
+    });
+    assert_eq!(info.count_total, 0, "{} allocations", info.count_total);
+    let delivered: u64 = sim.network().flows.iter().map(|f| f.forward().packets_received).sum();
+    assert!(delivered > 20_000, "{delivered} frames in 2.5 s");
+}

@@ -4,7 +4,7 @@
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
 use crate::node::{NextTx, PolicyAction, Port, Queued};
-use crate::phy::{Closer, FrameClass, TxId};
+use crate::phy::{Channel, Closer, FrameClass, TxId};
 use crate::sim::event::Event;
 use crate::sim::network::{Network, Node};
 use crate::sim::trace::{DropReason, TraceRecord};
@@ -74,6 +74,10 @@ impl Network {
         match p.next_tx(now) {
             NextTx::Ready(class) => {
                 let link = p.link;
+                if matches!(self.links[link.index()].channel, Channel::Bus(_)) {
+                    self.start_on_bus(sched, port, class);
+                    return;
+                }
                 let end = p.end;
                 let (frame, sent) = p.start(now, class, &mut self.links[link.index()].dirs[end]);
                 // The end of the transmission is an event only if someone acts then (see
@@ -105,6 +109,17 @@ impl Network {
                 sched.arm(&mut p.gate_timer, t, |generation| Event::GateWake { port, generation });
             }
             NextTx::Idle => {}
+        }
+    }
+
+    /// A station of a shared medium may start a frame: its MAC takes it and defers.
+    // Cold for the point-to-point path it branches from (see `try_start`).
+    #[cold]
+    #[inline(never)]
+    fn start_on_bus(&mut self, sched: &mut Scheduler<Event>, port: PortId, class: FrameClass) {
+        self.bus_take(sched, port, class);
+        if class == FrameClass::Data {
+            self.policy_hook(sched, port, QueueMoment::Dequeued);
         }
     }
 
