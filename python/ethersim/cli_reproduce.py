@@ -211,3 +211,52 @@ def eee_pingpong(
         table.add_row(f"{interval:g} ms", f"{by[0]:.1f} us", f"{by[1]:.1f} us")
     out_console().print(table)
     _done(rep.runs, rep.jobs, rep.wall_s, written)
+
+
+@reproduce_app.command("csma")
+@closed_pipe_is_success
+def csma(
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="The long and short nets, three lengths, seven host counts, 2 s runs.",
+        ),
+    ] = False,
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Folder for the table, figures and summary."),
+    ] = Path("results/csma"),
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """CSMA/CD capacity (Boggs, Mogul and Kent): up to 24 hosts saturating a 10 Mb/s
+    Ethernet, bit rate, packet rate, delay and collisions against the number of hosts,
+    for fixed frame lengths and bimodal mixes, on three cable layouts."""
+    from ethersim.studies import csma as study
+
+    def run() -> study.Reproduction:
+        return study.reproduce(study.Options(quick=quick, seed=seed, jobs=jobs), progress=not quiet)
+
+    rep, written = _reproduce_into(out, seed, run, study.write)
+    if quiet:
+        return
+    from rich.table import Table
+
+    t = rep.table[rep.table.layout == "long"]
+    hosts = [h for h in (1, 2, 4, 8, 16, 24) if h in set(t.hosts)]
+    table = Table(title="CSMA/CD on the long net (3000 ft, 4 repeaters): total bit rate, Mb/s")
+    names = [f"{h} host" if h == 1 else f"{h} hosts" for h in hosts]
+    for column in ("length", *names, f"M-B, {hosts[-1]}"):
+        table.add_column(column, justify="right")
+    for label in dict.fromkeys(t.length):
+        by = t[t.length == label].set_index("hosts")
+        name = f"{label} B" if "/" not in label else f"mix {label}"
+        table.add_row(
+            name,
+            *(f"{by.bit_rate_mbps[h]:.2f}" for h in hosts),
+            f"{by.metcalfe_boggs_mbps[hosts[-1]]:.2f}",
+        )
+    out_console().print(table)
+    _done(rep.runs, rep.jobs, rep.wall_s, written)

@@ -1,0 +1,583 @@
+"""``ethersim reproduce csma``: the measured capacity of a CSMA/CD Ethernet.
+
+The study (see the project specification, "csma"; Boggs, Mogul and Kent, "Measured
+Capacity of an Ethernet: Myths and Reality", 1988): up to 24 hosts on one 10 Mb/s
+coaxial Ethernet, every one of them saturating the network with frames addressed to
+itself for 20 s; statistics over the middle 10 s (5 s to 15 s). Frames of a fixed
+length L in {64, 128, 256, 512, 1024, 1536, 2048, 3072, 4000} bytes (the last three
+beyond the standard's maximum), and bimodal mixes of 64- and 1536-byte frames in
+short/long ratios 7/1, 6/2, 4/4 and 2/6 (in every block of eight frames, that many of
+each, in random order).
+
+Accounting: the study's length L counts the header but not the CRC, and charges each
+frame 24 bytes more (gap 12, preamble 8, CRC 4), so back-to-back frames make exactly
+10 Mb/s. A study length L is therefore a simulated frame of L + 4 bytes (header to FCS),
+and the study's (L + 24)·8 bits per frame are the simulator's wire bits (frame, preamble
+and gap): the stations' ``bit_rate_bps``.
+
+Hosts: 15 transmit buffers and a 100 us interrupt service time after each frame's last
+bit (the controller holds one frame at a time), so that one host alone sends a frame
+every (8 + L + 4)·8 bit times + 100 us. The segment runs at 10 Mb/s with signals at
+0.77 c, frames up to 4004 B, and each station's transceiver delay ``tap_delay`` = 0.5 us
+(the multiport transceiver's), crossed at both the sending and the receiving end.
+
+Layouts (positions along the cable, metres):
+
+- ``long``: 3000 ft (914.4 m) of coax with four multiport repeaters 1000 ft apart, at
+  0, 304.8, 609.6 and 914.4 m; host i (from 0) sits at repeater i mod 4, so hosts spread
+  over the cable as they are added, at most six per repeater; 1 to 24 hosts. End-to-end
+  round trip 2·(914.4 m / 0.77 c + 2 · 0.5 us) = 9.92 us.
+- ``short``: the hosts present spread evenly over 20 ft (6.096 m), ends included;
+  1 to 23 hosts.
+- ``two-cluster``: host i at 0 m if i is even, else at 914.4 m; 1 to 24 hosts.
+
+``csma.csv`` has one row per (layout, length, hosts). ``length`` is a string: the study
+length (``64``) or the mix's short/long ratio (``7/1``). Totals are over the hosts:
+``bit_rate_std_percent`` is the sample standard deviation (ddof = 1) of the per-host
+bit rates as a percentage of their mean (0 with one host). Delays run from the MAC
+taking a frame to the last bit of its successful attempt; ``delay_mean_ms`` and
+``delay_std_ms`` are over every frame of every host, pooled exactly from the per-host
+counts, means and sample deviations; ``excess_delay_ms`` is the delay less the frame's
+collision-free transmission time, averaged over every frame.
+
+The Metcalfe-Boggs estimate (``metcalfe_boggs_mbps``): with Q hosts always ready,
+A = (1 - 1/Q)^(Q-1) is the chance that exactly one acquires a slot, W = (1 - A)/A the
+mean slots wasted per frame, and the efficiency E = (P/C) / (P/C + W·T), with P the
+bits per frame ((L + 24)·8; a mix's mean over its block), C = 10 Mb/s and T the slot
+time, 512 bit times = 51.2 us. The estimate is E · 10 Mb/s (Q = 1: A = 1, W = 0, E = 1).
+
+Every number comes from simulation, one run per cell, all with the same seed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ethersim.studies.runner import MARKER, Progress, default_jobs, run_many, write_csv
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+__all__ = [
+    "LAYOUTS",
+    "LENGTHS",
+    "RATIOS",
+    "Frames",
+    "Layout",
+    "Options",
+    "Reproduction",
+    "metcalfe_boggs_mbps",
+    "pool",
+    "reproduce",
+    "scenario",
+    "write",
+]
+
+#: The study's fixed frame lengths (header, no CRC), bytes.
+LENGTHS = (64, 128, 256, 512, 1024, 1536, 2048, 3072, 4000)
+#: The bimodal mixes: short/long frames per block of eight.
+RATIOS = ((7, 1), (6, 2), (4, 4), (2, 6))
+SHORT, LONG = 64, 1536
+#: A study length L is a simulated frame of L + FCS bytes, charged L + CHARGE bytes.
+FCS = 4
+CHARGE = 24
+RATE_BPS = 10e6
+#: Slot time: 512 bit times at 10 Mb/s.
+SLOT_S = 512 / RATE_BPS
+TX_BUFFERS = 15
+TX_INTERRUPT_US = 100
+TAP_DELAY_US = 0.5
+VELOCITY = 0.77
+C_M_PER_S = 299_792_458.0
+MAX_FRAME = 4004
+FOOT_M = 0.3048
+
+
+@dataclass(frozen=True)
+class Frames:
+    """One curve of the study: a fixed length, or a mix of :data:`SHORT` and
+    :data:`LONG` frames."""
+
+    #: ``"64"``, or the mix's ratio ``"7/1"``.
+    label: str
+    #: The study lengths of one block of frames (a fixed length: one).
+    block: tuple[int, ...]
+
+    @classmethod
+    def fixed(cls, length: int) -> Frames:
+        """Every frame ``length`` bytes (study length)."""
+        return cls(str(length), (length,))
+
+    @classmethod
+    def mix(cls, short: int, long: int) -> Frames:
+        """``short`` 64-byte and ``long`` 1536-byte frames in every block."""
+        return cls(f"{short}/{long}", (SHORT,) * short + (LONG,) * long)
+
+    @property
+    def bits(self) -> float:
+        """Bits charged per frame, (L + 24)·8, averaged over the block."""
+        return sum((n + CHARGE) * 8 for n in self.block) / len(self.block)
+
+    def toml(self) -> str:
+        """The saturating source's frame key."""
+        if len(set(self.block)) == 1:
+            return f'frame = "{self.block[0] + FCS} B"'
+        short = self.block.count(SHORT)
+        return (
+            f'mix = {{ short = "{SHORT + FCS} B", long = "{LONG + FCS} B", '
+            f"ratio = [{short}, {len(self.block) - short}] }}"
+        )
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the hosts sit on the cable."""
+
+    name: str
+    max_hosts: int
+    #: The cable's length end to end, m.
+    cable_m: float
+    #: Host i of n: its position, m.
+    place: Callable[[int, int], float]
+    #: One line for the summary.
+    about: str
+
+    def positions(self, hosts: int) -> list[float]:
+        """The positions of hosts 0 to ``hosts`` - 1."""
+        return [self.place(i, hosts) for i in range(hosts)]
+
+    @property
+    def round_trip_us(self) -> float:
+        """The round trip end to end: cable both ways, four transceiver crossings."""
+        return 2 * (self.cable_m / (VELOCITY * C_M_PER_S) * 1e6 + 2 * TAP_DELAY_US)
+
+
+LONG_M = 3000 * FOOT_M
+SHORT_M = 20 * FOOT_M
+LAYOUTS = (
+    Layout(
+        "long",
+        24,
+        LONG_M,
+        lambda i, n: (i % 4) * 1000 * FOOT_M,
+        "3000 ft (914.4 m) of coax, four multiport repeaters at 0, 304.8, 609.6 and "
+        "914.4 m; host i at repeater i mod 4 (at most six per repeater)",
+    ),
+    Layout(
+        "short",
+        23,
+        SHORT_M,
+        lambda i, n: 0.0 if n == 1 else SHORT_M * i / (n - 1),
+        "the hosts present spread evenly over 20 ft (6.096 m) of cable, ends included",
+    ),
+    Layout(
+        "two-cluster",
+        24,
+        LONG_M,
+        lambda i, n: 0.0 if i % 2 == 0 else LONG_M,
+        "3000 ft (914.4 m) of coax, host i at 0 m if i is even, else at 914.4 m",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a reproduction runs."""
+
+    #: The long and short nets, three curves, seven host counts, 2 s runs.
+    quick: bool = False
+    #: Seed of every run.
+    seed: int = 1
+    #: Runs at once (default: every core).
+    jobs: int | None = None
+
+    def layouts(self) -> list[Layout]:
+        """The layouts run."""
+        return [x for x in LAYOUTS if not self.quick or x.name in ("long", "short")]
+
+    def frames(self) -> list[Frames]:
+        """The curves: fixed lengths, then mixes."""
+        if self.quick:
+            return [Frames.fixed(SHORT), Frames.fixed(LONG), Frames.mix(7, 1)]
+        return [Frames.fixed(n) for n in LENGTHS] + [Frames.mix(s, n) for s, n in RATIOS]
+
+    def hosts(self, layout: Layout) -> list[int]:
+        """Host counts run on ``layout``."""
+        if self.quick:
+            return sorted({min(n, layout.max_hosts) for n in (1, 2, 3, 4, 8, 16, 24)})
+        return list(range(1, layout.max_hosts + 1))
+
+    @property
+    def window_s(self) -> tuple[float, float, float]:
+        """A run's duration and its measurement window (from, until), s."""
+        return (2.0, 0.5, 1.5) if self.quick else (20.0, 5.0, 15.0)
+
+
+@dataclass
+class Reproduction:
+    """What a reproduction found."""
+
+    options: Options
+    #: ``csma.csv``: one row per (layout, length, hosts).
+    table: pd.DataFrame
+    runs: int
+    wall_s: float
+    jobs: int
+
+
+def metcalfe_boggs_mbps(bits: float, hosts: int) -> float:
+    """Metcalfe and Boggs's estimate of the total bit rate of ``hosts`` stations always
+    ready to send frames of ``bits`` bits (with gap, preamble and CRC), Mb/s."""
+    a = (1 - 1 / hosts) ** (hosts - 1)
+    w = (1 - a) / a
+    p = bits / RATE_BPS
+    return p / (p + w * SLOT_S) * RATE_BPS / 1e6
+
+
+def scenario(layout: Layout, frames: Frames, hosts: int, options: Options) -> str:
+    """One run as TOML text: ``hosts`` hosts on ``layout``, each saturating the net with
+    ``frames`` sent to itself."""
+    duration, start, until = options.window_s
+    host_text = "".join(
+        f'[[hosts]]\nname = "h{i}"\ntx_buffers = {TX_BUFFERS}\n'
+        f'tx_interrupt = "{TX_INTERRUPT_US} us"\n\n'
+        for i in range(hosts)
+    )
+    stations = ",\n".join(
+        f'  {{ node = "h{i}", at = {x:.4f} }}' for i, x in enumerate(layout.positions(hosts))
+    )
+    apps = "".join(
+        f'[[apps]]\nkind = "saturating"\nfrom = "h{i}"\nto = "h{i}"\n{frames.toml()}\n\n'
+        for i in range(hosts)
+    )
+    return f"""# CSMA/CD capacity study, one run: {hosts} hosts on the {layout.name} net,
+# frames {frames.label} (study lengths; a frame here is 4 B longer: the FCS).
+# Written by `ethersim reproduce csma`.
+name = "csma-{layout.name}-{frames.label.replace("/", "-")}-{hosts}"
+seed = {options.seed}
+duration = "{duration:g} s"
+measure = {{ from = "{start:g} s", until = "{until:g} s" }}
+
+{host_text}[[segments]]
+name = "coax"
+rate = "10 Mb/s"
+velocity = {VELOCITY}
+tap_delay = "{TAP_DELAY_US} us"     # the multiport transceiver, crossed at both ends
+max_frame = "{MAX_FRAME} B"
+stations = [
+{stations},
+]
+
+{apps}"""
+
+
+def pool(stations: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """The totals of one run from its stations' rows: rates summed; delays over every
+    frame of every host (per-host counts, means and sample deviations pooled exactly)."""
+    import numpy as np
+
+    n = np.array([s["frames_sent"] for s in stations], dtype=float)
+    rates = np.array([s["bit_rate_bps"] for s in stations], dtype=float)
+    frames = float(n.sum())
+    spread = 0.0
+    if len(rates) > 1 and rates.mean() > 0:
+        spread = float(rates.std(ddof=1) / rates.mean() * 100)
+    sent = n > 0
+    k = n[sent]
+    mean = np.array([s["delay_mean_s"] for s in stations], dtype=float)[sent]
+    # A host with one frame has no sample deviation; it adds nothing within hosts.
+    std = np.nan_to_num(np.array([s["delay_std_s"] for s in stations], dtype=float)[sent])
+    excess = np.array([s["excess_delay_mean_s"] for s in stations], dtype=float)[sent]
+    mu = float((k * mean).sum() / frames) if frames else float("nan")
+    var = ((k - 1) * std**2).sum() + (k * (mean - mu) ** 2).sum()
+    collisions = sum(int(s["collisions"]) for s in stations)
+    return {
+        "bit_rate_mbps": float(rates.sum()) / 1e6,
+        "packet_rate_pps": float(sum(s["frame_rate_per_s"] for s in stations)),
+        "bit_rate_std_percent": spread,
+        "delay_mean_ms": mu * 1e3,
+        "delay_std_ms": float(np.sqrt(var / (frames - 1))) * 1e3 if frames > 1 else 0.0,
+        "excess_delay_ms": float((k * excess).sum() / frames) * 1e3 if frames else float("nan"),
+        "collisions_per_frame": collisions / frames if frames else float("nan"),
+        "drops": sum(int(s["drops"]) for s in stations),
+        "frames": int(frames),
+        "collisions": collisions,
+    }
+
+
+def reproduce(options: Options, progress: bool = False) -> Reproduction:
+    """Runs the study and returns what it found (nothing is written)."""
+    import pandas as pd
+
+    started = time.perf_counter()
+    jobs = options.jobs or default_jobs()
+    cells = [
+        (layout, frames, hosts)
+        for layout in options.layouts()
+        for frames in options.frames()
+        for hosts in options.hosts(layout)
+    ]
+    texts = [scenario(layout, frames, hosts, options) for layout, frames, hosts in cells]
+    show = Progress(progress)
+    try:
+        results = run_many(texts, jobs, show.phase("csma"))
+    finally:
+        show.close()
+    rows = []
+    for (layout, frames, hosts), result in zip(cells, results, strict=True):
+        totals = pool(result.summary["stations"])
+        # The contracted columns first, in their order; then the extras.
+        extra = {k: totals.pop(k) for k in ("frames", "collisions")}
+        rows.append(
+            {
+                "layout": layout.name,
+                "length": frames.label,
+                "hosts": hosts,
+                **totals,
+                "seed": options.seed,
+                **extra,
+                "utilization": totals["bit_rate_mbps"] * 1e6 / RATE_BPS,
+                "metcalfe_boggs_mbps": metcalfe_boggs_mbps(frames.bits, hosts),
+                "bits_per_frame": frames.bits,
+                "round_trip_us": layout.round_trip_us,
+            }
+        )
+    table = pd.DataFrame(rows)
+    table["length"] = table["length"].astype("str")
+    return Reproduction(options, table, len(texts), time.perf_counter() - started, jobs)
+
+
+#: The figures: column, axis label, file name.
+METRICS = (
+    ("bit_rate_mbps", "total bit rate (Mb/s)", "bit_rate"),
+    ("packet_rate_pps", "total packet rate (frames/s)", "packet_rate"),
+    ("bit_rate_std_percent", "std of per-host bit rate (% of mean)", "bit_rate_std"),
+    ("delay_mean_ms", "mean transmission delay (ms)", "delay_mean"),
+    ("delay_std_ms", "std of transmission delay (ms)", "delay_std"),
+    ("excess_delay_ms", "mean excess delay (ms)", "excess_delay"),
+    ("collisions_per_frame", "collisions per frame sent", "collisions_per_frame"),
+    ("drops", "frames dropped (16 collisions)", "drops"),
+)
+
+
+def _save(fig: Figure, folder: Path, name: str) -> None:
+    fig.savefig(folder / f"{name}.png", dpi=110)
+    # SVG without dates or random ids, so that the same run writes the same bytes.
+    fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
+
+
+def _styles(labels: list[str]) -> dict[str, tuple[Any, str]]:
+    """A colour and line style per curve: fixed lengths along a colour map, mixes dashed."""
+    import matplotlib as mpl
+
+    fixed = [x for x in labels if "/" not in x]
+    cmap = mpl.colormaps["viridis"]
+    styles: dict[str, tuple[Any, str]] = {
+        x: (cmap(k / max(1, len(fixed) - 1) * 0.9), "o-") for k, x in enumerate(fixed)
+    }
+    mixes = [x for x in labels if "/" in x]
+    cycle = ("tab:red", "tab:orange", "tab:pink", "tab:brown")
+    styles.update({x: (cycle[k % len(cycle)], "s--") for k, x in enumerate(mixes)})
+    return styles
+
+
+def _figures(rep: Reproduction, folder: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams["svg.hashsalt"] = "ethersim"
+    folder.mkdir(parents=True, exist_ok=True)
+    t = rep.table
+    layouts = rep.options.layouts()
+    labels = [f.label for f in rep.options.frames()]
+    styles = _styles(labels)
+    for column, ylabel, name in METRICS:
+        fig, axes = plt.subplots(
+            1,
+            len(layouts),
+            figsize=(4.2 * len(layouts) + 1.6, 4),
+            sharey=True,
+            layout="constrained",
+        )
+        for ax, layout in zip(axes, layouts, strict=True):
+            for label in labels:
+                rows = t[(t.layout == layout.name) & (t.length == label)]
+                color, style = styles[label]
+                text = f"{label} B" if "/" not in label else f"mix {label}"
+                ax.plot(rows.hosts, rows[column], style, ms=2.5, color=color, label=text)
+            if column == "bit_rate_mbps":
+                ax.axhline(RATE_BPS / 1e6, color="grey", ls=":")
+            ax.set_title(f"{layout.name} net (round trip {layout.round_trip_us:.1f} us)")
+            ax.set_xlabel("hosts")
+        axes[0].set_ylabel(ylabel)
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper", fontsize=8)
+        _save(fig, folder, name)
+        plt.close(fig)
+    # The estimate against the long net's fixed lengths.
+    fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
+    long = t[t.layout == "long"]
+    for label in labels:
+        rows = long[long.length == label]
+        color, style = styles[label]
+        ax.plot(rows.hosts, rows.bit_rate_mbps, style[0], ms=3, color=color, label=label)
+        ax.plot(rows.hosts, rows.metcalfe_boggs_mbps, ":", color=color)
+    ax.plot([], [], "k:", label="Metcalfe-Boggs")
+    ax.set_xlabel("hosts")
+    ax.set_ylabel("total bit rate (Mb/s)")
+    ax.set_title("long net: simulated (markers) against the Metcalfe-Boggs estimate (dotted)")
+    ax.legend(fontsize=7, ncol=2)
+    _save(fig, folder, "metcalfe_boggs")
+    plt.close(fig)
+
+
+def _hosts(n: int) -> str:
+    return f"{n} host" if n == 1 else f"{n} hosts"
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return lines
+
+
+def _by_hosts(
+    t: pd.DataFrame, layout: str, column: str, shown: Sequence[int], fmt: str
+) -> list[str]:
+    """A markdown table of ``column`` on ``layout``: a row per curve, a column per host
+    count in ``shown`` that ran."""
+    rows = t[t.layout == layout]
+    hosts = [h for h in shown if h in set(rows.hosts)]
+    body = []
+    for label in dict.fromkeys(rows.length):
+        by = rows[rows.length == label].set_index("hosts")[column]
+        body.append([label, *(format(by[h], fmt) for h in hosts)])
+    return _md_table(["length", *(_hosts(h) for h in hosts)], body)
+
+
+def _summary(rep: Reproduction) -> str:
+    o, t = rep.options, rep.table
+    duration, start, until = o.window_s
+    shown = (1, 2, 4, 8, 16, 24)
+    max64 = RATE_BPS / ((SHORT + CHARGE) * 8)
+    short64 = t[(t.length == str(SHORT)) & (t.hosts >= 2)]
+    top = short64.iloc[int(short64.packet_rate_pps.to_numpy().argmax())]
+    many = t[t.hosts >= 8]
+    above = many[many.bit_rate_mbps >= many.metcalfe_boggs_mbps]
+    worst = many.iloc[int((many.bit_rate_mbps - many.metcalfe_boggs_mbps).to_numpy().argmin())]
+    lines = [
+        "# CSMA/CD: the measured capacity of an Ethernet (Boggs, Mogul and Kent)",
+        "",
+        f"{'Quick grid' if o.quick else 'Full grid'}: {len(t)} (layout, length, hosts) cells, "
+        f"each one run of {duration:g} s measured from {start:g} s to {until:g} s; "
+        f"{rep.runs} simulations on {rep.jobs} threads in {rep.wall_s:.1f} s; seed {o.seed}.",
+        "",
+        "Every host saturates a 10 Mb/s segment (signals at 0.77 c, transceiver delay "
+        f"{TAP_DELAY_US} us crossed at both ends) with frames to itself, through "
+        f"{TX_BUFFERS} transmit buffers and a {TX_INTERRUPT_US} us interrupt service time "
+        "after each frame. A study length L (header, no CRC) is a simulated frame of "
+        "L + 4 B; each frame is charged (L + 24)·8 bits (gap 12, preamble 8, CRC 4 bytes), "
+        "so back-to-back frames make exactly 10 Mb/s. Mixes are 64- and 1536-byte frames, "
+        "short/long per block of eight, in random order.",
+        "",
+        "Layouts:",
+        "",
+        *(
+            f"- `{x.name}` (1 to {x.max_hosts} hosts): {x.about}; end-to-end round trip "
+            f"{x.round_trip_us:.2f} us."
+            for x in o.layouts()
+        ),
+        "",
+        "## Total bit rate on the long net, Mb/s",
+        "",
+        *_by_hosts(t, "long", "bit_rate_mbps", shown, ".2f"),
+        "",
+        f"At most 10e6 / ((L + 24)·8) frames/s fit: {max64:,.1f} frames/s for 64-byte frames. "
+        f"With 2 hosts or more the 64-byte packet rate reaches {top.packet_rate_pps:,.1f} "
+        f"frames/s ({top.layout} net, {int(top.hosts)} hosts); total packet rates, frames/s:",
+        "",
+        *_by_hosts(t, "long", "packet_rate_pps", shown, ",.0f"),
+        "",
+        "Mean excess delay on the long net, ms:",
+        "",
+        *_by_hosts(t, "long", "excess_delay_ms", shown, ".3f"),
+        "",
+        "## Against the Metcalfe-Boggs estimate",
+        "",
+        "With Q hosts always ready: A = (1 - 1/Q)^(Q-1), W = (1 - A)/A, "
+        "E = (P/C) / (P/C + W·T), with P = (L + 24)·8 bits per frame (a mix: the mean over "
+        "its block), C = 10 Mb/s and T = the slot time, 512 bit times = 51.2 us; the "
+        "estimate is E · 10 Mb/s (Q = 1: E = 1). It assumes every host always has a frame "
+        "ready and every slot is contended; the hosts here take 100 us between frames, "
+        "so with few hosts the network is idle part of the time and falls below it.",
+        "",
+        f"With 8 hosts or more, the simulated bit rate is at or above the estimate in "
+        f"{len(above)} of {len(many)} cells; closest: {worst.layout} net, length "
+        f"{worst.length}, {int(worst.hosts)} hosts, {worst.bit_rate_mbps:.3f} against "
+        f"{worst.metcalfe_boggs_mbps:.3f} Mb/s. Long net, Mb/s (simulated / estimate):",
+        "",
+    ]
+    long = t[t.layout == "long"]
+    q = [h for h in (2, 8, 24) if h in set(long.hosts)]
+    body = []
+    for label in dict.fromkeys(long.length):
+        by = long[long.length == label].set_index("hosts")
+        body.append(
+            [label, *(f"{by.bit_rate_mbps[h]:.2f} / {by.metcalfe_boggs_mbps[h]:.2f}" for h in q)]
+        )
+    lines += _md_table(["length", *(_hosts(h) for h in q)], body)
+    lines += ["", "## Every layout at its most hosts, Mb/s", ""]
+    body = []
+    for label in dict.fromkeys(t.length):
+        row = [label]
+        for x in o.layouts():
+            r = t[(t.layout == x.name) & (t.length == label) & (t.hosts == x.max_hosts)]
+            row.append(f"{r.bit_rate_mbps.iloc[0]:.2f}" if len(r) else "")
+        body.append(row)
+    lines += _md_table(["length", *(f"{x.name} ({x.max_hosts})" for x in o.layouts())], body)
+    lines += [
+        "",
+        f"Collisions per frame reach {t.collisions_per_frame.max():.2f}; "
+        f"{int(t.drops.sum()):,} frames in all were dropped after 16 collisions "
+        f"(most in one cell: {int(t.drops.max()):,}).",
+        "",
+        "Figures (`figures/`, PNG and SVG): "
+        + ", ".join(f"`{name}`" for _, _, name in METRICS)
+        + " against the number of hosts, one panel per layout; `metcalfe_boggs`. "
+        "Table: `csma.csv` (and `csma.parquet`). Scenarios: `scenarios/`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write(rep: Reproduction, folder: Path) -> None:
+    """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
+    from importlib.metadata import version
+
+    write_csv(rep.table, folder / "csma.csv")
+    rep.table.to_parquet(folder / "csma.parquet", index=False)
+    _figures(rep, folder / "figures")
+    (folder / "summary.md").write_text(_summary(rep), encoding="utf-8")
+    (folder / "scenarios").mkdir()
+    long = LAYOUTS[0]
+    for frames in (Frames.fixed(SHORT), Frames.mix(7, 1)):
+        text = scenario(long, frames, long.max_hosts, rep.options)
+        name = f"long-{long.max_hosts}-hosts-{frames.label.replace('/', '-')}.toml"
+        (folder / "scenarios" / name).write_text(text, encoding="utf-8")
+    info: dict[str, Any] = {
+        "study": "csma",
+        "quick": rep.options.quick,
+        "seed": rep.options.seed,
+        "runs": rep.runs,
+        "jobs": rep.jobs,
+        "wall_time_s": rep.wall_s,
+        "ethersim": version("ethersim"),
+    }
+    (folder / MARKER).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
