@@ -616,6 +616,12 @@ CASES = [
         ["pause_generators[0].port", "is on a shared-medium segment"],
     ),
     (
+        "interrupt jitter without an interrupt",
+        SEGMENT.replace('name = "a"', 'name = "a"\ntx_interrupt_jitter = "10 us"'),
+        [],
+        ["hosts[0].tx_interrupt_jitter", "the host has none; give tx_interrupt too"],
+    ),
+    (
         "host sending to itself off a segment",
         GOOD.replace('to = "client"', 'to = "server"'),
         [],

@@ -12,6 +12,6 @@ pub mod switch;
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
 pub use pause::{PauseHold, PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
 pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
-pub use port::{CutOff, NextTx, Port, PortStats};
+pub use port::{CutOff, InterruptJitter, NextTx, Port, PortStats};
 pub use queue::{DropTailQueue, QueueLimits, Queued};
 pub use switch::Switch;

@@ -47,6 +47,26 @@ pub struct PortStats {
     pub busy_ps: u64,
 }
 
+/// The variation of a host's interrupt service time: uniform in [0, span).
+#[derive(Debug)]
+pub struct InterruptJitter {
+    span_ps: u64,
+    rng: crate::engine::rng::Stream,
+}
+
+impl InterruptJitter {
+    /// Draws from `rng`, uniformly in [0, `span`) (`span` > 0).
+    pub fn new(span: Duration, rng: crate::engine::rng::Stream) -> Self {
+        assert!(span.as_ps() > 0, "a jitter spans some time");
+        InterruptJitter { span_ps: span.as_ps(), rng }
+    }
+
+    fn draw(&mut self) -> Duration {
+        use rand::Rng;
+        Duration(self.rng.random_range(0..self.span_ps))
+    }
+}
+
 /// The transmission on the wire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct OnWire {
@@ -103,6 +123,8 @@ pub struct Port {
     /// controller waits this long before it can start the next ([`Closer::Driver`]).
     /// Zero for a NIC that sends from its queue back to back (and on switches).
     pub tx_interrupt: Duration,
+    /// Variation of the interrupt service time, if the host's varies (boxed: most do not).
+    pub interrupt_jitter: Option<Box<InterruptJitter>>,
     /// The mechanisms other than the queue policy that watch the queue's moments, as bits
     /// ([`Port::HOOK_THRESHOLD`], [`Port::HOOK_RATE`], [`Port::HOOK_LPI`]); with any, the
     /// end of each transmission is an event.
@@ -135,6 +157,7 @@ impl Port {
             policy: None,
             on_host: false,
             tx_interrupt: Duration::ZERO,
+            interrupt_jitter: None,
             hooks: 0,
             pause: Box::default(),
             queue: DropTailQueue::new(limits),
@@ -263,7 +286,8 @@ impl Port {
         if w.class == FrameClass::Data {
             self.queue.abort_leaving(now);
             if self.tx_interrupt != Duration::ZERO {
-                self.gate.close(Closer::Driver, now + self.tx_interrupt);
+                let service = self.interrupt_service();
+                self.gate.close(Closer::Driver, now + service);
             }
         }
         Some(w.class)
@@ -298,13 +322,22 @@ impl Port {
                 if self.tx_interrupt != Duration::ZERO {
                     // The controller interrupts the host; the host gives it the next
                     // frame after the interrupt's service time, from the last bit.
-                    self.gate.close(Closer::Driver, done.last_bit + self.tx_interrupt);
+                    let service = self.interrupt_service();
+                    self.gate.close(Closer::Driver, done.last_bit + service);
                 }
             }
             FrameClass::Control => self.stats.control_sent += 1,
         }
         self.stats.busy_ps += (done.wire_free - done.start).as_ps();
         Some(done.class)
+    }
+
+    /// One interrupt's service time: `tx_interrupt`, plus its variation if it has one.
+    fn interrupt_service(&mut self) -> Duration {
+        match self.interrupt_jitter.as_deref_mut() {
+            None => self.tx_interrupt,
+            Some(j) => self.tx_interrupt + j.draw(),
+        }
     }
 
     /// The link went dark at `now`: a frame whose last bit has not left is cut off (lost)

@@ -9,7 +9,8 @@ use crate::app::{
 use crate::engine::{rng, RunLimits};
 use crate::ids::{EndpointId, FlowId, LinkId, NodeId, PortId};
 use crate::node::{
-    Host, HostConfig, PauseReceiver, PeriodicPause, Port, QueueLimits, Switch, ThresholdPause,
+    Host, HostConfig, InterruptJitter, PauseReceiver, PeriodicPause, Port, QueueLimits, Switch,
+    ThresholdPause,
 };
 use crate::phy::csma::{Geometry, Medium};
 use crate::phy::{
@@ -108,6 +109,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
         }
     }
     let nodes = nodes(s, &topo)?;
+    interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, flows) = apps(s, &topo)?;
     let trace = trace(s, &topo, &mut endpoints, &flows, &mut links)?;
     attach_losses(s, &topo, &flows, &mut links)?;
@@ -680,6 +682,29 @@ fn nodes(s: &Scenario, topo: &Topology) -> Result<Vec<Node>> {
             })
         })
         .collect()
+}
+
+/// The variation of each host's interrupt service time, on its port (the controller's
+/// hold after each frame is set there), each from its own stream.
+fn interrupt_jitter(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()> {
+    for (node, role) in topo.roles.iter().enumerate() {
+        let Role::Host(h) = *role else { continue };
+        let spec = &s.hosts[h];
+        let jitter = spec.tx_interrupt_jitter.0;
+        if jitter == Duration::ZERO {
+            continue;
+        }
+        if spec.tx_interrupt.0 == Duration::ZERO {
+            return Err(ScenarioError::at(
+                format!("hosts[{h}].tx_interrupt_jitter"),
+                "varies the interrupt service time, but the host has none; give tx_interrupt too",
+            ));
+        }
+        let stream = rng::stream(s.seed, &format!("host/{}/interrupt", spec.name));
+        let port = topo.interfaces[node][0].1;
+        ports[port.index()].interrupt_jitter = Some(Box::new(InterruptJitter::new(jitter, stream)));
+    }
+    Ok(())
 }
 
 /// Each port's IEEE 802.3x settings: whether it honours PAUSE, a switch's threshold

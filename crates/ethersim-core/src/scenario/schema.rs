@@ -198,6 +198,12 @@ pub struct HostSpec {
     /// NIC that sends from its queue back to back.
     #[serde(default = "zero_time")]
     pub tx_interrupt: DurationSpec,
+    /// Variation of the interrupt service time: each service takes `tx_interrupt` plus a
+    /// time drawn uniformly in [0, this), from the random stream `host/<name>/interrupt`
+    /// (real hosts' service times vary; identical fixed ones can lock hosts into step).
+    /// Needs a `tx_interrupt`. Default 0 s: every service takes exactly `tx_interrupt`.
+    #[serde(default = "zero_time")]
+    pub tx_interrupt_jitter: DurationSpec,
     /// Transmit buffers: packets accepted from applications and not yet off the wire.
     /// Default 256.
     #[serde(default = "default_buffers")]

@@ -247,3 +247,49 @@ fn a_switch_bridges_two_segments() {
     assert_eq!(port("bridge", "left").frames_sent, ping.reverse_packets_received);
     assert!(s.stations.iter().filter(|st| st.segment == "left").map(|st| st.collisions).sum::<u64>() > 0);
 }
+
+/// A host whose interrupt service varies (`tx_interrupt_jitter`): alone, the gaps between
+/// its frames' starts are the frame, 100 us and a draw in [0, 20 us): every gap lies in
+/// that range, and their mean is the range's middle within four standard errors.
+#[test]
+fn a_varying_interrupt_service_spaces_frames_by_its_draws() {
+    let host = "tx_buffers = 15\ntx_interrupt = \"100 us\"\ntx_interrupt_jitter = \"20 us\"";
+    let app = ["frame = \"68 B\"\ncount = 2000".to_string()];
+    let mut sim = logged(&segment(&[0.0], host, &app, ""));
+    sim.run();
+    let starts: Vec<u64> = log(&sim)
+        .records
+        .iter()
+        .filter_map(|(t, r)| matches!(r, TraceRecord::MacAttempt { .. }).then_some(t.as_ps()))
+        .collect();
+    assert_eq!(starts.len(), 2000);
+    let base = 76 * 8 * BIT_PS + 100_000_000;
+    let extras: Vec<f64> = starts.windows(2).map(|w| (w[1] - w[0] - base) as f64).collect();
+    assert!(extras.iter().all(|&e| (0.0..20e6).contains(&e)), "every draw in [0, 20 us)");
+    let mean = extras.iter().sum::<f64>() / extras.len() as f64;
+    let se = 20e6 / 12f64.sqrt() / (extras.len() as f64).sqrt();
+    assert!((mean - 10e6).abs() < 4.0 * se, "mean {mean} ps, standard error {se}");
+}
+
+/// Study hosts take turns by deference alone while each one's interrupt service outlasts
+/// the frames of the others that wait: two hosts never collide (each becomes ready during
+/// the other's frame, which it defers to), whatever their service times; three settle into
+/// strict turns as well, with fixed service times or ones that vary by less than a frame.
+/// Service times that vary by more break the turns: two hosts come to wait on a third at
+/// once and collide.
+#[test]
+fn hosts_take_turns_until_their_service_times_vary() {
+    let collisions = |hosts: usize, jitter: &str| {
+        let host = format!("tx_buffers = 15\ntx_interrupt = \"100 us\"\ntx_interrupt_jitter = \"{jitter}\"");
+        let apps = vec!["frame = \"68 B\"".to_string(); hosts];
+        let head = "duration = \"2 s\"\nmeasure = { from = \"0.5 s\", until = \"1.5 s\" }";
+        let positions: Vec<f64> = (0..hosts).map(|i| 457.2 * i as f64).collect();
+        stations(&segment(&positions, &host, &apps, head)).iter().map(|s| s.collisions).sum::<u64>()
+    };
+    assert_eq!(collisions(2, "0 s"), 0);
+    assert_eq!(collisions(2, "50 us"), 0, "two hosts alternate whatever their service times");
+    assert_eq!(collisions(3, "0 s"), 0, "three in strict turns");
+    assert_eq!(collisions(3, "20 us"), 0, "turns hold while the service varies less than a frame");
+    let varied = collisions(3, "100 us");
+    assert!(varied > 100, "three with varying service times collide: {varied}");
+}
