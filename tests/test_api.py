@@ -72,6 +72,7 @@ def test_write_is_all_or_nothing(tmp_path: Path) -> None:
         "ports.parquet",
         "run.json",
         "series.parquet",
+        "stations.parquet",
         "summary.json",
         "tcp_series.parquet",
     ]
