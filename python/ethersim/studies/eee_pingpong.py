@@ -14,13 +14,18 @@ off, with the same seed.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.studies.runner import MARKER, Progress, default_jobs, run_many, write_csv
+from ethersim.studies.runner import (
+    Progress,
+    default_jobs,
+    run_many,
+    write_marker,
+    write_table,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -239,10 +244,7 @@ def _summary(rep: Reproduction) -> str:
 
 def write(rep: Reproduction, folder: Path) -> None:
     """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
-    from importlib.metadata import version
-
-    write_csv(rep.table, folder / "eee_pingpong.csv")
-    rep.table.to_parquet(folder / "eee_pingpong.parquet", index=False)
+    write_table(rep.table, folder, "eee_pingpong")
     _figure(rep, folder / "figures")
     (folder / "summary.md").write_text(_summary(rep), encoding="utf-8")
     (folder / "scenarios").mkdir()
@@ -257,6 +259,5 @@ def write(rep: Reproduction, folder: Path) -> None:
         "runs": rep.runs,
         "jobs": rep.jobs,
         "wall_time_s": rep.wall_s,
-        "ethersim": version("ethersim"),
     }
-    (folder / MARKER).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    write_marker(folder, info)

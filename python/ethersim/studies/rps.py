@@ -40,7 +40,6 @@ defaults: SACK on and a 200 ms minimum RTO.
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from dataclasses import asdict, dataclass, field
@@ -49,7 +48,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ethersim.models import burst_loss
-from ethersim.studies.runner import MARKER, Progress, Tick, default_jobs, run_many, write_csv
+from ethersim.studies.runner import (
+    Progress,
+    Tick,
+    default_jobs,
+    run_many,
+    write_csv,
+    write_marker,
+    write_table,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -645,8 +652,7 @@ def write(rep: Reproduction, folder: Path) -> None:
     """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
     from ethersim.studies import rps_report
 
-    write_csv(rep.cells, folder / "rps.csv")
-    rep.cells.to_parquet(folder / "rps.parquet", index=False)
+    write_table(rep.cells, folder, "rps")
     write_csv(rep.buffers, folder / "rps_buffer.csv")
     write_csv(rep.release, folder / "rps_release.csv")
     write_csv(rep.bursts, folder / "burst_loss.csv")
@@ -659,8 +665,6 @@ def write(rep: Reproduction, folder: Path) -> None:
         (folder / "scenarios" / name).write_text(text, encoding="utf-8")
     rps_report.figures(rep, folder / "figures")
     (folder / "summary.md").write_text(rps_report.summary(rep), encoding="utf-8")
-    from importlib.metadata import version
-
     info = {
         "study": "rps",
         "quick": rep.options.quick,
@@ -670,7 +674,6 @@ def write(rep: Reproduction, folder: Path) -> None:
         "runs": rep.runs,
         "jobs": rep.jobs,
         "wall_time_s": rep.wall_s,
-        "ethersim": version("ethersim"),
         "calibration": [asdict(c) for c in rep.calibrations],
     }
-    (folder / MARKER).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    write_marker(folder, info)

@@ -9,11 +9,12 @@ whatever order they finish in.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ethersim.api import run_text
 
@@ -24,7 +25,15 @@ if TYPE_CHECKING:
 
     from ethersim.results import Result
 
-__all__ = ["MARKER", "default_jobs", "is_reproduction_folder", "run_many", "write_csv"]
+__all__ = [
+    "MARKER",
+    "default_jobs",
+    "is_reproduction_folder",
+    "run_many",
+    "write_csv",
+    "write_marker",
+    "write_table",
+]
 
 #: The file every reproduction folder holds (what ran, with which options, how long).
 MARKER = "reproduction.json"
@@ -38,6 +47,21 @@ def write_csv(table: pd.DataFrame, path: Path) -> None:
         if out[column].dtype == bool:
             out[column] = out[column].map({True: "true", False: "false"})
     out.to_csv(path, index=False, lineterminator="\n")
+
+
+def write_table(table: pd.DataFrame, folder: Path, stem: str) -> None:
+    """Writes a reproduction's main table as ``stem.csv`` and ``stem.parquet``."""
+    write_csv(table, folder / f"{stem}.csv")
+    table.to_parquet(folder / f"{stem}.parquet", index=False)
+
+
+def write_marker(folder: Path, info: dict[str, Any]) -> None:
+    """Writes the folder's marker, ``reproduction.json``: ``info`` (what ran, with which
+    options, how long it took) and the version of ethersim that ran it."""
+    from importlib.metadata import version
+
+    info = {**info, "ethersim": version("ethersim")}
+    (folder / MARKER).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
 
 
 def is_reproduction_folder(names: set[str]) -> bool:

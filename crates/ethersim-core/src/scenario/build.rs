@@ -587,25 +587,23 @@ fn segments(s: &Scenario, topo: &Topology, window: Option<&MeasureWindow>) -> Re
                 format!("{max_frame} B is outside {smallest} B (an IPv4 minimum MTU) to {largest} B (jumbo frames)"),
             ));
         }
+        let position = |at: f64, key: String| -> Result<f64> {
+            if at.is_finite() && at.abs() <= MAX_SEGMENT_METRES {
+                Ok(at)
+            } else {
+                Err(ScenarioError::at(
+                    key,
+                    format!("{at} is not a position; expected metres within ±{MAX_SEGMENT_METRES}"),
+                ))
+            }
+        };
         let mut stations = Vec::with_capacity(spec.stations.len());
         for (j, st) in spec.stations.iter().enumerate() {
-            if !st.at.is_finite() || st.at.abs() > MAX_SEGMENT_METRES {
-                return Err(ScenarioError::at(
-                    format!("{path}.stations[{j}].at"),
-                    format!("{} is not a position; expected metres within ±{MAX_SEGMENT_METRES}", st.at),
-                ));
-            }
-            stations.push((seg.nodes[j], st.at));
+            stations.push((seg.nodes[j], position(st.at, format!("{path}.stations[{j}].at"))?));
         }
         let mut repeaters = Vec::with_capacity(spec.repeaters.len());
         for (j, r) in spec.repeaters.iter().enumerate() {
-            if !r.at.is_finite() || r.at.abs() > MAX_SEGMENT_METRES {
-                return Err(ScenarioError::at(
-                    format!("{path}.repeaters[{j}].at"),
-                    format!("{} is not a position; expected metres within ±{MAX_SEGMENT_METRES}", r.at),
-                ));
-            }
-            repeaters.push((r.at, r.delay.0));
+            repeaters.push((position(r.at, format!("{path}.repeaters[{j}].at"))?, r.delay.0));
         }
         let positions: Vec<f64> = stations.iter().map(|&(_, x)| x).collect();
         let geometry = Geometry::bus(&positions, spec.velocity, &repeaters, spec.tap_delay.0);
