@@ -583,7 +583,21 @@ CASES = [
         "segment signal faster than light",
         SEGMENT.replace('name = "coax"', 'name = "coax"\nvelocity = 1.5'),
         [],
-        ["segments[0].velocity", "expected a fraction of c above 0 and at most 1"],
+        ["segments[0].velocity", "expected a fraction of c from 0.01 to 1"],
+    ),
+    (
+        "segment rate without a whole-picosecond bit",
+        SEGMENT.replace('name = "coax"', 'name = "coax"\nrate = "3 Mb/s"'),
+        [],
+        ["segments[0].rate", "not a whole number of picoseconds"],
+    ),
+    (
+        "segment repeater delay too long",
+        SEGMENT.replace(
+            'name = "coax"', 'name = "coax"\nrepeaters = [{ at = 50.0, delay = "2 s" }]'
+        ),
+        [],
+        ["segments[0].repeaters[0].delay", "exceeds the limit of 1 s"],
     ),
     (
         "segment named like a node",

@@ -96,8 +96,12 @@ def test_ctrl_c_stops_a_long_run() -> None:
     import time
 
     # A transfer that would take minutes of wall time, started once imports are done.
+    # The child takes Ctrl-C as a terminal's foreground process would, even if this test
+    # runs where SIGINT is ignored (a background job of a shell without job control
+    # starts with it ignored, and children inherit that).
     script = (
-        "import sys, ethersim\n"
+        "import signal, sys, ethersim\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "print('ready', flush=True)\n"
         f"ethersim.run({str(EXAMPLE)!r}, overrides={{'apps[0].size': '1000 TB'}})\n"
     )

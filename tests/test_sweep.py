@@ -334,9 +334,12 @@ def test_an_interrupted_sweep_stops_its_workers_and_keeps_what_it_committed(
     body = GRID.replace("replications = 3", "replications = 6")
     file = write_sweep(tmp_path, body)
     db = tmp_path / "r.duckdb"
+    # The child takes SIGINT as Ctrl-C even if this test runs where SIGINT is ignored (see
+    # test_cli's test_ctrl_c_stops_a_long_run).
     child = textwrap.dedent(
         f"""
         import os, signal
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         from ethersim.sweeps import sweep
         done = 0
         def said(outcome):

@@ -302,6 +302,7 @@ def pool(stations: Sequence[dict[str, Any]]) -> dict[str, float]:
     mu = float((k * mean).sum() / frames) if frames else float("nan")
     var = ((k - 1) * std**2).sum() + (k * (mean - mu) ** 2).sum()
     collisions = sum(int(s["collisions"]) for s in stations)
+    drops = sum(int(s["drops"]) for s in stations)
     return {
         "bit_rate_mbps": float(rates.sum()) / 1e6,
         "packet_rate_pps": float(sum(s["frame_rate_per_s"] for s in stations)),
@@ -309,8 +310,8 @@ def pool(stations: Sequence[dict[str, Any]]) -> dict[str, float]:
         "delay_mean_ms": mu * 1e3,
         "delay_std_ms": float(np.sqrt(var / (frames - 1))) * 1e3 if frames > 1 else 0.0,
         "excess_delay_ms": float((k * excess).sum() / frames) * 1e3 if frames else float("nan"),
-        "collisions_per_frame": collisions / frames if frames else float("nan"),
-        "drops": sum(int(s["drops"]) for s in stations),
+        "collisions_per_frame": collisions / (frames + drops) if frames + drops else float("nan"),
+        "drops": drops,
         "frames": int(frames),
         "collisions": collisions,
     }
@@ -366,7 +367,7 @@ METRICS = (
     ("delay_mean_ms", "mean transmission delay (ms)", "delay_mean"),
     ("delay_std_ms", "std of transmission delay (ms)", "delay_std"),
     ("excess_delay_ms", "mean excess delay (ms)", "excess_delay"),
-    ("collisions_per_frame", "collisions per frame sent", "collisions_per_frame"),
+    ("collisions_per_frame", "collisions per frame (sent or dropped)", "collisions_per_frame"),
     ("drops", "frames dropped (16 collisions)", "drops"),
 )
 

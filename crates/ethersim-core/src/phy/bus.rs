@@ -165,8 +165,6 @@ pub struct Bus {
     pub counted: (SimTime, SimTime),
     /// Scratch space for the collisions a transmission causes.
     detections: Vec<(usize, SimTime)>,
-    /// Collisions on the segment (each station's detection counts once), in `counted`.
-    pub collisions: u64,
 }
 
 impl Bus {
@@ -208,7 +206,6 @@ impl Bus {
             rng,
             counted: (SimTime::ZERO, SimTime::NEVER),
             detections: Vec::with_capacity(16),
-            collisions: 0,
         }
     }
 
@@ -307,9 +304,6 @@ impl Bus {
     /// Station `i` detected a collision at `now`: it sends the jam (after its preamble).
     fn jam(&mut self, i: usize, now: SimTime) -> MacStep {
         let end = self.medium.jam(i, now);
-        if self.counts(now) {
-            self.collisions += 1;
-        }
         let st = &mut self.stations[i];
         st.state = MacState::Jamming;
         st.collision_at = SimTime::NEVER;

@@ -67,10 +67,14 @@ impl Geometry {
                     continue;
                 }
                 let (lo, hi) = if xi < xj { (xi, xj) } else { (xj, xi) };
+                // Saturating: the scenario's bounds keep every delay far below u64's range.
                 let flight = ((hi - lo) / (velocity * C_M_PER_S) * 1e12).round() as u64;
-                let crossed: u64 =
-                    repeaters.iter().filter(|(x, _)| lo < *x && *x < hi).map(|(_, d)| d.as_ps()).sum();
-                let d = Duration(flight + crossed + 2 * tap.as_ps());
+                let crossed = repeaters
+                    .iter()
+                    .filter(|(x, _)| lo < *x && *x < hi)
+                    .fold(0u64, |sum, (_, d)| sum.saturating_add(d.as_ps()));
+                let d =
+                    Duration(flight.saturating_add(crossed).saturating_add(tap.as_ps().saturating_mul(2)));
                 delay[i][j] = d;
                 max = max.max(d);
             }
@@ -133,13 +137,23 @@ pub struct Medium {
     bit: Duration,
     /// Transmissions whose signal may still be somewhere on the cable, oldest first.
     log: Vec<Transmission>,
+    /// Scratch space for what one station has heard ([`Medium::defer`]).
+    heard: Vec<Heard>,
+}
+
+/// A carrier as one station heard it, or one of its own transmissions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Heard {
+    from: SimTime,
+    to: SimTime,
+    own: bool,
 }
 
 impl Medium {
     /// A segment of `geometry` at `rate` (10 Mb/s for classic Ethernet).
     pub fn new(geometry: Geometry, rate: BitRate) -> Self {
         let bit = rate.time_to_send(Bytes(1)).as_ps() / 8;
-        Medium { geometry, bit: Duration(bit), log: Vec::new() }
+        Medium { geometry, bit: Duration(bit), log: Vec::new(), heard: Vec::new() }
     }
 
     /// `bits` bit times at the segment's rate.
@@ -160,48 +174,84 @@ impl Medium {
         })
     }
 
-    /// When the carrier station `j` senses at `t` ends, as far as it can be known at `t`
-    /// (a later arrival may extend it; the station asks again then).
-    fn carrier_end(&self, j: usize, t: SimTime) -> Option<SimTime> {
-        self.log
-            .iter()
-            .filter(|k| k.station != j)
-            .map(|k| (k.start + self.geometry.delay(k.station, j), k.end + self.geometry.delay(k.station, j)))
-            .filter(|&(from, to)| from < t && t < to)
-            .map(|(_, to)| to)
-            .max()
-    }
-
-    /// The last instant by `t` at which station `j`'s medium went quiet: the end of the
-    /// last carrier it sensed or of its own last transmission (the gap counts from there);
-    /// `None` if it has heard nothing that is still in the log (quiet for longer than a
-    /// gap).
-    fn quiet_since(&self, j: usize, t: SimTime) -> Option<SimTime> {
-        self.log
-            .iter()
-            .map(|k| if k.station == j { k.end } else { k.end + self.geometry.delay(k.station, j) })
-            .filter(|&end| end <= t)
-            .max()
-    }
-
     /// Station `j` wants to send at `t` (a frame became ready, a backoff ended, a wait
-    /// ended, the first part of a gap ended): what it does (4.2.3.2.1).
-    pub fn defer(&self, j: usize, t: SimTime) -> Deference {
-        if let Some(until) = self.carrier_end(j, t) {
-            return Deference::Busy { until };
+    /// ended, the first part of a gap ended): what it does. This is the deference process
+    /// of 4.2.8 run over what `j` has heard by `t` (carriers that arrived strictly before
+    /// `t`, and its own transmissions):
+    ///
+    /// - while carrier is sensed (or it transmits), it defers;
+    /// - then the gap: after a busy spell that held its own transmission, 96 bits with
+    ///   carrier ignored; otherwise carrier arriving in the first 64 bits restarts the gap
+    ///   after it ends, and carrier arriving in the last 32 is ignored;
+    /// - at the gap's end deferring stops, and a station with a frame sends it, whatever
+    ///   it then senses; carrier still on starts the next spell of deference.
+    pub fn defer(&mut self, j: usize, t: SimTime) -> Deference {
+        let mut heard = std::mem::take(&mut self.heard);
+        heard.clear();
+        for k in &self.log {
+            let (from, to, own) = if k.station == j {
+                (k.start, k.end, true)
+            } else {
+                let d = self.geometry.delay(k.station, j);
+                (k.start + d, k.end + d, false)
+            };
+            if from < t {
+                heard.push(Heard { from, to, own });
+            }
         }
-        let Some(quiet) = self.quiet_since(j, t) else {
-            return Deference::Transmit { at: t };
-        };
-        let (part1_end, gap_end) = (quiet + self.bits(IFG_PART1_BITS), quiet + self.bits(IFG_BITS));
-        if t >= gap_end {
-            Deference::Transmit { at: t }
-        } else if t < part1_end {
-            Deference::Gap { part1_end }
-        } else {
-            // In the gap's last part: carrier no longer stops it.
-            Deference::Transmit { at: gap_end }
+        heard.sort_unstable_by_key(|h| h.from);
+        let answer = self.deference(&heard, t);
+        self.heard = heard;
+        answer
+    }
+
+    /// The deference process over `heard` (sorted by arrival), asked at `t`.
+    fn deference(&self, heard: &[Heard], t: SimTime) -> Deference {
+        let (part1, gap) = (self.bits(IFG_PART1_BITS), self.bits(IFG_BITS));
+        let mut i = 0;
+        // The last instant deferring stopped (the end of a gap).
+        let mut released = SimTime::ZERO;
+        while i < heard.len() {
+            if heard[i].to <= released {
+                i += 1; // arrived and ended in the ignored part of a gap
+                continue;
+            }
+            // A spell of deference: from the first carrier heard after the release (one
+            // that arrived in the last part of the gap starts it at the release).
+            if heard[i].from.max(released) >= t {
+                break;
+            }
+            let (mut end, mut own) = (heard[i].to, heard[i].own);
+            i += 1;
+            loop {
+                while i < heard.len() && heard[i].from < end {
+                    end = end.max(heard[i].to);
+                    own |= heard[i].own;
+                    i += 1;
+                }
+                if end > t {
+                    return Deference::Busy { until: end };
+                }
+                // Carrier arriving in the gap's first part (not after the station's own
+                // transmission) restarts the gap once it ends.
+                if !own && i < heard.len() && heard[i].from < end + part1 {
+                    end = heard[i].to;
+                    own |= heard[i].own;
+                    i += 1;
+                    continue;
+                }
+                break;
+            }
+            let (part1_end, gap_end) = (end + part1, end + gap);
+            if !own && t < part1_end {
+                return Deference::Gap { part1_end };
+            }
+            if t < gap_end {
+                return Deference::Transmit { at: gap_end };
+            }
+            released = gap_end;
         }
+        Deference::Transmit { at: t }
     }
 
     /// Station `i` starts a transmission of `bits` (preamble, frame) at `start`. Writes
@@ -238,13 +288,14 @@ impl Medium {
         self.log.push(Transmission { station: i, start, end });
     }
 
-    /// Station `i` detected a collision at `at`: it finishes its preamble, sends the jam
-    /// and stops. Returns the end of its jam (its transmission's new end).
+    /// Station `i` detected a collision at `at`: it finishes its preamble, sends the
+    /// 32-bit jam and stops. Returns the end of its jam (its transmission's new end).
     pub fn jam(&mut self, i: usize, at: SimTime) -> SimTime {
         let (bit64, jam) = (self.bits(PREAMBLE_BITS), self.bits(JAM_BITS));
         let Some(tx) = self.log.iter_mut().rev().find(|k| k.station == i) else { return at };
-        let end = at.max(tx.start + bit64) + jam;
-        tx.end = tx.end.min(end);
+        // The jam is sent whole, even past the frame's own end (a collision detected in
+        // its last 32 bits).
+        tx.end = at.max(tx.start + bit64) + jam;
         tx.end
     }
 
@@ -364,6 +415,49 @@ mod tests {
         start(&mut m, 2, SimTime(58 * US), 8); // a fragment, 58 to 58.8 us
         assert_eq!(m.defer(0, SimTime(64 * US)), Deference::Gap { part1_end: SimTime(65_200_000) });
         assert_eq!(m.defer(0, SimTime(65_200_000)), Deference::Transmit { at: SimTime(68_400_000) });
+    }
+
+    /// Three stations in one place, 10 Mb/s.
+    fn three() -> Medium {
+        Medium::new(Geometry::bus(&[0.0, 0.0, 0.0], 0.77, &[], Duration::ZERO), BitRate::mbps(10))
+    }
+
+    #[test]
+    fn a_station_ready_in_the_gaps_last_part_sends_at_its_end_whatever_arrived_there() {
+        // Station 1 ends at 57.6 us; station 2 starts at 66 us, in the last third of the
+        // gap (64 to 67.2 us). Station 0, ready at 66.5 us, sends at 67.2 us (4.2.8: the
+        // gap's last part ignores carrier; deferring stops at its end).
+        let mut m = three();
+        start(&mut m, 1, SimTime(0), 8 * 72);
+        start(&mut m, 2, SimTime(66 * US), 8 * 72);
+        assert_eq!(m.defer(0, SimTime(66_500_000)), Deference::Transmit { at: SimTime(67_200_000) });
+        // Ready after the gap's end, it finds station 2's carrier and waits for it.
+        assert_eq!(m.defer(0, SimTime(68 * US)), Deference::Busy { until: SimTime(123_600_000) });
+        // A fragment that arrived and ended in the last part is ignored as well.
+        let mut frag = three();
+        start(&mut frag, 1, SimTime(0), 8 * 72);
+        start(&mut frag, 2, SimTime(65 * US), 8);
+        assert_eq!(frag.defer(0, SimTime(66_500_000)), Deference::Transmit { at: SimTime(67_200_000) });
+    }
+
+    #[test]
+    fn after_its_own_frame_a_station_times_a_plain_gap() {
+        // Station 0 sends until 57.6 us; station 1 starts at 60 us, in what would be the
+        // first part of a gap. After its own transmission a station times the whole gap
+        // without watching carrier (4.2.8, wasTransmitting): it sends at 67.2 us.
+        let mut m = three();
+        start(&mut m, 0, SimTime(0), 8 * 72);
+        start(&mut m, 1, SimTime(60 * US), 8 * 72);
+        assert_eq!(m.defer(0, SimTime(61 * US)), Deference::Transmit { at: SimTime(67_200_000) });
+        // Station 2, which heard station 0, restarts its gap for station 1's carrier.
+        assert_eq!(m.defer(2, SimTime(61 * US)), Deference::Busy { until: SimTime(117_600_000) });
+    }
+
+    #[test]
+    fn a_jam_detected_in_a_frames_last_bits_is_sent_whole() {
+        let mut m = pair(0.0);
+        start(&mut m, 0, SimTime(0), 8 * 72); // ends at 57.6 us
+        assert_eq!(m.jam(0, SimTime(57 * US)), SimTime(60_200_000), "32 bits from 57 us");
     }
 
     #[test]

@@ -27,8 +27,8 @@ use crate::wire::{ethernet, icmp, ip, mac_control, tcp, udp, Role as End};
 use super::error::ScenarioError;
 use super::schema::{
     AppSpec, BufferSpec, EeeSpec, EmptySpec, FlowDirection, HostSpec, LinkSpec, LossSpec, LpiPolicySpec,
-    PhyType, PingSpec, RatePolicySpec, RateSwitchingSpec, SaturatingSpec, Scenario, SourceSpec, TcpBulkSpec,
-    TcpSpec, UdpFileSpec,
+    PhyType, PingSpec, RatePolicySpec, RateSwitchingSpec, SaturatingSpec, Scenario, SegmentSpec, SourceSpec,
+    TcpBulkSpec, TcpSpec, UdpFileSpec,
 };
 use super::topology::{Role, Topology};
 
@@ -71,6 +71,29 @@ fn check_sizes(s: &Scenario) -> Result<()> {
             let what = if key == "hosts" { "hosts and switches" } else { key };
             return Err(ScenarioError::at(key, format!("{n} {what} exceed the limit of {max}")));
         }
+    }
+    let stations: usize = s.segments.iter().map(|g| g.stations.len()).sum();
+    let pairs: usize = s.segments.iter().map(|g| g.stations.len().saturating_mul(g.stations.len())).sum();
+    if stations > MAX_STATIONS_TOTAL || pairs > MAX_STATION_PAIRS {
+        return Err(ScenarioError::at(
+            "segments",
+            format!(
+                "{stations} stations ({pairs} station pairs) exceed the limits of {MAX_STATIONS_TOTAL} \
+                 stations and {MAX_STATION_PAIRS} pairs on all segments"
+            ),
+        ));
+    }
+    let receivers = s.hosts.len().saturating_mul(s.segments.len());
+    if receivers > MAX_ROUTE_ENTRIES {
+        return Err(ScenarioError::at(
+            "segments",
+            format!(
+                "{} hosts × {} segments need {receivers} route entries, beyond the limit of \
+                 {MAX_ROUTE_ENTRIES}",
+                s.hosts.len(),
+                s.segments.len()
+            ),
+        ));
     }
     let entries = s.hosts.len().saturating_mul(s.switches.len());
     if entries > MAX_ROUTE_ENTRIES {
@@ -158,6 +181,28 @@ fn warnings(s: &Scenario) -> Vec<String> {
                     app.start()
                 ));
             }
+        }
+    }
+    for (k, seg) in s.segments.iter().enumerate() {
+        // The longest path runs between the two stations furthest apart (delay grows with
+        // distance and the repeaters crossed).
+        let (lo, hi) = seg
+            .stations
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), st| (lo.min(st.at), hi.max(st.at)));
+        if !(lo.is_finite() && hi.is_finite()) || seg.rate.0.as_bps() == 0 {
+            continue; // refused when the segment is built
+        }
+        let repeaters: Vec<(f64, Duration)> = seg.repeaters.iter().map(|r| (r.at, r.delay.0)).collect();
+        let longest = Geometry::bus(&[lo, hi], seg.velocity, &repeaters, seg.tap_delay.0).delay(0, 1);
+        let slot = Duration(seg.rate.0.time_to_send(Bytes(64)).as_ps());
+        if longest + longest > slot {
+            out.push(format!(
+                "segments[{k}]: its round trip ({}) exceeds the slot time ({slot}, 512 bit times): a \
+                 station may finish a short frame before a collision reaches it, and such a frame \
+                 counts as sent",
+                longest + longest
+            ));
         }
     }
     out
@@ -418,8 +463,12 @@ fn trace(
             (Some(port), None) => {
                 let port = topo.port_named(port, &format!("series[{i}].port"))?;
                 trace.subscribe(Subscriber::Series(PortSeries::new(port, limits)));
+                // Ports of point-to-point links come first, two per link; a station's port
+                // (on a segment) has no Low Power Idle.
                 let (link, end) = (port.index() / 2, port.index() % 2);
-                if let Some(eee) = links[link].eee.as_deref_mut() {
+                if let Some(eee) =
+                    links.get_mut(link).filter(|_| link < s.links.len()).and_then(|l| l.eee.as_deref_mut())
+                {
                     let u = eee.unit_of(end);
                     eee.units[u].lpi.record_series(limits);
                 }
@@ -558,6 +607,60 @@ fn link_mtu(s: &Scenario, link: usize) -> u64 {
     }
 }
 
+/// The physical settings of a segment, checked: a rate whose bit time is a whole number of
+/// picoseconds, a signal speed, repeaters and delays within bounds, a maximum frame.
+fn check_segment(spec: &SegmentSpec, path: &str) -> Result<()> {
+    if spec.rate.0.as_bps() == 0 {
+        return Err(ScenarioError::at(format!("{path}.rate"), "must be greater than 0 b/s"));
+    }
+    // A bit must last a whole number of picoseconds (1 Tb/s at most): every time on the
+    // segment is a count of bit times.
+    if crate::time::PS_PER_SEC % spec.rate.0.as_bps() != 0 {
+        return Err(ScenarioError::at(
+            format!("{path}.rate"),
+            format!(
+                "{} gives a bit time that is not a whole number of picoseconds; expected a rate \
+                 that divides 1 Tb/s, such as 10 Mb/s, 100 Mb/s or 1 Gb/s",
+                spec.rate.0
+            ),
+        ));
+    }
+    if !(MIN_VELOCITY..=1.0).contains(&spec.velocity) {
+        return Err(ScenarioError::at(
+            format!("{path}.velocity"),
+            format!(
+                "{} is not a signal speed; expected a fraction of c from {MIN_VELOCITY} to 1",
+                spec.velocity
+            ),
+        ));
+    }
+    if spec.repeaters.len() > MAX_REPEATERS {
+        return Err(ScenarioError::at(
+            format!("{path}.repeaters"),
+            format!("{} repeaters exceed the limit of {MAX_REPEATERS}", spec.repeaters.len()),
+        ));
+    }
+    let delays =
+        spec.repeaters.iter().enumerate().map(|(j, r)| (format!("{path}.repeaters[{j}].delay"), r.delay.0));
+    for (key, delay) in std::iter::once((format!("{path}.tap_delay"), spec.tap_delay.0)).chain(delays) {
+        if delay > MAX_SEGMENT_DELAY {
+            return Err(ScenarioError::at(key, format!("{delay} exceeds the limit of {MAX_SEGMENT_DELAY}")));
+        }
+    }
+    let max_frame = spec.max_frame.0.get();
+    let smallest = ethernet::max_frame_for_mtu(68);
+    let largest = ethernet::max_frame_for_mtu(ethernet::MAX_JUMBO_MTU);
+    if !(smallest..=largest).contains(&max_frame) {
+        return Err(ScenarioError::at(
+            format!("{path}.max_frame"),
+            format!(
+                "{max_frame} B is outside {smallest} B (an IPv4 minimum MTU) to {largest} B (jumbo frames)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The segments' links, after the point-to-point ones: geometry, stations and, per
 /// destination host, the station each frame for it goes to (the destination itself, or
 /// the first switch on the segment nearest it). Statistics count over the measurement
@@ -566,27 +669,7 @@ fn segments(s: &Scenario, topo: &Topology, window: Option<&MeasureWindow>) -> Re
     let mut out = Vec::with_capacity(s.segments.len());
     for (k, (spec, seg)) in s.segments.iter().zip(&topo.segments).enumerate() {
         let path = format!("segments[{k}]");
-        if spec.rate.0.as_bps() == 0 {
-            return Err(ScenarioError::at(format!("{path}.rate"), "must be greater than 0 b/s"));
-        }
-        if !(spec.velocity > 0.0 && spec.velocity <= 1.0) {
-            return Err(ScenarioError::at(
-                format!("{path}.velocity"),
-                format!(
-                    "{} is not a signal speed; expected a fraction of c above 0 and at most 1",
-                    spec.velocity
-                ),
-            ));
-        }
-        let max_frame = spec.max_frame.0.get();
-        let smallest = ethernet::max_frame_for_mtu(68);
-        let largest = ethernet::max_frame_for_mtu(ethernet::MAX_JUMBO_MTU);
-        if !(smallest..=largest).contains(&max_frame) {
-            return Err(ScenarioError::at(
-                format!("{path}.max_frame"),
-                format!("{max_frame} B is outside {smallest} B (an IPv4 minimum MTU) to {largest} B (jumbo frames)"),
-            ));
-        }
+        check_segment(spec, &path)?;
         let position = |at: f64, key: String| -> Result<f64> {
             if at.is_finite() && at.abs() <= MAX_SEGMENT_METRES {
                 Ok(at)
@@ -639,9 +722,21 @@ fn segments(s: &Scenario, topo: &Topology, window: Option<&MeasureWindow>) -> Re
     Ok(out)
 }
 
-/// Largest distance of a station or repeater from the cable's origin, metres (a million
-/// kilometres: far beyond any cable, and safe for picosecond arithmetic).
-const MAX_SEGMENT_METRES: f64 = 1e9;
+/// Largest distance of a station or repeater from the cable's origin, metres (10,000 km:
+/// far beyond any cable). With the bounds below, a segment's delays stay far inside
+/// picosecond arithmetic.
+const MAX_SEGMENT_METRES: f64 = 1e7;
+/// Slowest signal on a segment, as a fraction of c.
+const MIN_VELOCITY: f64 = 0.01;
+/// Most repeaters on one segment.
+const MAX_REPEATERS: usize = 1024;
+/// Longest transceiver or repeater delay.
+const MAX_SEGMENT_DELAY: Duration = Duration::from_secs(1);
+/// Most stations on all segments together.
+pub const MAX_STATIONS_TOTAL: usize = 100_000;
+/// Most station pairs on all segments together (the geometry and the routes hold an entry
+/// per pair): 4 million pairs take about 100 MB.
+pub const MAX_STATION_PAIRS: usize = 4_000_000;
 
 fn buffer_limits(buf: &BufferSpec, path: &str, largest_frame: u64) -> Result<QueueLimits> {
     if buf.bytes.is_none() && buf.frames.is_none() {

@@ -225,7 +225,7 @@ pub struct StationResult {
     pub excess_delay_mean_s: f64,
     /// Collisions suffered by the frames sent or dropped.
     pub collisions: u64,
-    /// Collisions per frame sent.
+    /// Collisions per frame the MAC finished with (sent or dropped).
     pub collisions_per_frame: f64,
     /// Frames dropped after 16 collisions.
     pub drops: u64,
@@ -336,6 +336,15 @@ fn window_delta(net: &Network, end: SimTime) -> Option<WindowDelta> {
             until_s: (until - SimTime::ZERO).as_secs_f64(),
         },
     })
+}
+
+/// `count` per frame of `frames` (0 without frames).
+fn per_frame(count: u64, frames: u64) -> f64 {
+    if frames > 0 {
+        count as f64 / frames as f64
+    } else {
+        0.0
+    }
 }
 
 fn per_s(count: f64, span_s: f64) -> f64 {
@@ -491,7 +500,7 @@ fn station_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) ->
                 delay_std_s: s.delay.std_dev(),
                 excess_delay_mean_s: s.excess_delay.mean(),
                 collisions: s.collisions,
-                collisions_per_frame: if frames > 0 { s.collisions as f64 / frames as f64 } else { 0.0 },
+                collisions_per_frame: per_frame(s.collisions, frames + s.drops),
                 drops: s.drops,
                 span_s,
             });

@@ -293,3 +293,43 @@ fn hosts_take_turns_until_their_service_times_vary() {
     let varied = collisions(3, "100 us");
     assert!(varied > 100, "three with varying service times collide: {varied}");
 }
+
+/// A station's port may have a time series (its queue as the MAC takes frames), and a
+/// switch that sends threshold PAUSE sends none onto a segment (PAUSE is for full-duplex
+/// links): the input the frames came through is a station.
+#[test]
+fn a_station_has_a_series_and_receives_no_pause() {
+    let text = r#"
+duration = "20 ms"
+[[hosts]]
+name = "a"
+[[hosts]]
+name = "c"
+[[switches]]
+name = "sw"
+port_buffer = { bytes = "20 kB" }
+pause = { send = true }
+[[segments]]
+name = "coax"
+stations = [{ node = "a", at = 0.0 }, { node = "sw", at = 10.0 }]
+[[links]]
+between = ["sw", "c"]
+rate = "1 Mb/s"
+[[series]]
+port = "a->coax"
+[[apps]]
+kind = "saturating"
+from = "a"
+to = "c"
+frame = "1000 B"
+"#;
+    let mut sim = simulation(text);
+    sim.run();
+    let s = sim.summary("x", 1);
+    let port = |node: &str, peer: &str| s.ports.iter().find(|p| p.node == node && p.peer == peer).unwrap();
+    assert!(port("sw", "c").frames_sent > 0 && port("sw", "c").drops > 0, "the 1 Mb/s output overflows");
+    assert_eq!(port("sw", "coax").pause_sent, 0, "no PAUSE onto the segment");
+    assert_eq!(port("a", "coax").pause_received, 0);
+    let queue = s.series.iter().find(|x| x.port == "a->coax" && x.quantity == "queue_frames").unwrap();
+    assert!(queue.value.iter().any(|&v| v > 0) && queue.value.iter().all(|&v| v <= 256));
+}

@@ -76,6 +76,9 @@ impl Network {
         out: PortId,
     ) {
         let now = sched.now();
+        if self.links[self.ports[input.index()].link.index()].as_bus().is_some() {
+            return; // PAUSE is for full-duplex links (IEEE 802.3 Annex 31B), not a segment
+        }
         let p = &mut self.ports[out.index()];
         let (held, _) = p.queue().held_at(now);
         let Some(t) = p.pause.threshold.as_mut() else { return };
