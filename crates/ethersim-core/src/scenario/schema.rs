@@ -640,7 +640,8 @@ pub struct TcpFileSpec {
     pub name: Option<String>,
     /// Sending host (it opens the connection).
     pub from: String,
-    /// Receiving host.
+    /// Receiving host: another host, or the sending host itself when that is a station of a
+    /// segment (its frames cross the segment and come back).
     pub to: String,
     /// File size.
     pub size: SizeSpec,
@@ -666,7 +667,8 @@ pub struct TcpBulkSpec {
     pub name: Option<String>,
     /// Sending host (it opens the connection).
     pub from: String,
-    /// Receiving host.
+    /// Receiving host: another host, or the sending host itself when that is a station of a
+    /// segment (its frames cross the segment and come back).
     pub to: String,
     /// When the sender sends its SYN. Default 0 s.
     #[serde(default = "zero_time")]
@@ -789,7 +791,8 @@ pub struct UdpFileSpec {
     pub name: Option<String>,
     /// Sending host.
     pub from: String,
-    /// Receiving host.
+    /// Receiving host: another host, or the sending host itself when that is a station of a
+    /// segment (its frames cross the segment and come back).
     pub to: String,
     /// File size.
     pub size: SizeSpec,
@@ -814,7 +817,8 @@ pub struct SourceSpec {
     pub name: Option<String>,
     /// Sending host.
     pub from: String,
-    /// Receiving host.
+    /// Receiving host: another host, or the sending host itself when that is a station of a
+    /// segment (its frames cross the segment and come back).
     pub to: String,
     /// Payload rate (mean rate for Poisson): payload bits per second.
     pub rate: RateSpec,
@@ -844,7 +848,8 @@ pub struct SaturatingSpec {
     pub name: Option<String>,
     /// Sending host.
     pub from: String,
-    /// Receiving host.
+    /// Receiving host: another host, or the sending host itself when that is a station of a
+    /// segment (its frames cross the segment and come back).
     pub to: String,
     /// Every frame this long.
     #[serde(default)]
