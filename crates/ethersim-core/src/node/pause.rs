@@ -141,6 +141,11 @@ impl ThresholdPause {
         ThresholdPause { high_water, low_water, quanta, release, holding: Vec::new() }
     }
 
+    /// Whether a buffer holding `held` bytes is at or above the high-water mark.
+    pub fn at_high_water(&self, held: u64) -> bool {
+        held >= self.high_water
+    }
+
     /// A frame that arrived through `input` was offered to the buffer, which now holds
     /// `held` bytes. Returns whether `input` must now be held paused on this output's
     /// behalf (it was not already).

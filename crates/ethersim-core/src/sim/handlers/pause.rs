@@ -76,12 +76,16 @@ impl Network {
         out: PortId,
     ) {
         let now = sched.now();
-        if self.links[self.ports[input.index()].link.index()].as_bus().is_some() {
-            return; // PAUSE is for full-duplex links (IEEE 802.3 Annex 31B), not a segment
+        let (held, _) = self.ports[out.index()].queue().held_at(now);
+        if !self.ports[out.index()].pause.threshold.as_ref().is_some_and(|t| t.at_high_water(held)) {
+            return;
         }
-        let p = &mut self.ports[out.index()];
-        let (held, _) = p.queue().held_at(now);
-        let Some(t) = p.pause.threshold.as_mut() else { return };
+        // At the mark (rare): PAUSE is for full-duplex links (IEEE 802.3 Annex 31B), so an
+        // input on a segment is not paused.
+        if self.links[self.ports[input.index()].link.index()].as_bus().is_some() {
+            return;
+        }
+        let Some(t) = self.ports[out.index()].pause.threshold.as_mut() else { return };
         if t.on_arrival(held, input) {
             let (quanta, release) = (t.quanta, t.release);
             let hold = &mut self.ports[input.index()].pause.hold;
