@@ -145,3 +145,88 @@ def burst_loss(
     except ScenarioError as e:
         raise _fail(e) from None
     _write_out(table, csv, burst_bytes, float(dark_s), packets=packet is not None)
+
+
+def _read_csv(path: str, columns: tuple[str, ...]) -> pd.DataFrame:
+    """The CSV file at ``path`` with ``columns`` (numbers); a :class:`ScenarioError` naming
+    the file and what is missing or wrong otherwise."""
+    import pandas as pd
+
+    try:
+        table = pd.read_csv(path)
+    except FileNotFoundError:
+        raise ScenarioError("no such file", path) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise ScenarioError(f"not a CSV table: {e}", path) from None
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ScenarioError(
+            f"missing column(s) {', '.join(missing)}; expected {', '.join(columns)}", path
+        )
+    for c in columns:
+        values = pd.to_numeric(table[c], errors="coerce")
+        if values.isna().any():
+            row = int(values.isna().to_numpy().argmax())
+            raise ScenarioError(f"row {row + 1}, column {c}: not a number", path)
+        table[c] = values
+    return table
+
+
+@model_app.command(
+    "eee-fit",
+    help="Fit the EEE performance model, f(I) = c (1 - exp(-alpha (I - t))) for I > t, "
+    "else 0, to (mean idle interval, overhead per communication) points by least squares. "
+    "POINTS is a CSV file with columns interval_us and overhead_us.",
+)
+def eee_fit(
+    points: Annotated[str, typer.Argument(help="CSV file: interval_us, overhead_us.")],
+) -> None:
+    """Fits c, alpha and t (the model: :mod:`ethersim.models.eee_perf`) and prints them."""
+    from ethersim.models.eee_perf import fit_mean_interval
+
+    try:
+        table = _read_csv(points, ("interval_us", "overhead_us"))
+        fit = fit_mean_interval(table.interval_us.to_numpy(), table.overhead_us.to_numpy())
+    except ScenarioError as e:
+        raise _fail(e) from None
+    m = fit.model
+    out_console().print(
+        f"c = {m.c_us:.6g} us, alpha = {m.alpha_per_us:.6g} per us, t = {m.t_us:.6g} us "
+        f"({fit.points} points, rms residual {fit.rms_us:.4g} us)",
+        highlight=False,
+    )
+
+
+@model_app.command(
+    "eee-predict",
+    help="Predict elapsed times with EEE from application profiles: T = T_base + n f(I), "
+    "I = T_base / n - 8 S / B. PROFILE is a CSV file with columns t_base_s, communications, "
+    "mean_bytes and bandwidth_bps; prints it back with elapsed_s and overhead_percent.",
+)
+def eee_predict(
+    profile: Annotated[str, typer.Argument(help="CSV file of application profiles.")],
+    c: Annotated[float, typer.Option("--c", help="Penalty ceiling, us.")],
+    alpha: Annotated[float, typer.Option("--alpha", help="Rise rate, per us.")],
+    t: Annotated[float, typer.Option("--t", help="Timeout below which nothing is paid, us.")],
+) -> None:
+    """Applies the mean-interval model to each profile; CSV on standard output."""
+    from ethersim.models.eee_perf import EeeModel, idle_interval_us
+
+    columns = ("t_base_s", "communications", "mean_bytes", "bandwidth_bps")
+    try:
+        if not (c >= 0 and alpha > 0 and t >= 0):
+            raise ScenarioError("expected c >= 0, alpha > 0 and t >= 0", "--c/--alpha/--t")
+        table = _read_csv(profile, columns)
+        model = EeeModel(c, alpha, t)
+        rows = list(zip(*(table[k] for k in columns), strict=True))
+        table["interval_us"] = [idle_interval_us(*r) for r in rows]
+        table["elapsed_s"] = [model.elapsed_s(*r) for r in rows]
+    except ScenarioError as e:
+        raise _fail(e) from None
+    table["overhead_percent"] = 100 * (table.elapsed_s / table.t_base_s - 1)
+    _write_csv_out(table)
+
+
+@closed_pipe_is_success
+def _write_csv_out(table: pd.DataFrame) -> None:
+    table.to_csv(sys.stdout, index=False, lineterminator="\n")

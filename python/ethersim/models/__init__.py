@@ -3,6 +3,8 @@ the oracles the simulator's tests check it against.
 
 - :mod:`ethersim.models.burst`: what a burst loses into a link that is dark while
   it switches rate.
+- :mod:`ethersim.models.eee_perf`: how much longer a parallel application runs when its
+  links sleep (the EEE performance model, mean-interval and distribution-aware).
 """
 
 from __future__ import annotations
