@@ -154,6 +154,32 @@ def load_text(scenario: str | Path) -> str:
         raise ScenarioError(f"cannot read scenario file {shown!r}: {e}") from None
 
 
+def file_overrides(scenario: str | Path, text: str) -> list[tuple[str, str]]:
+    """Overrides that make the relative paths inside a scenario file (MPI traces)
+    relative to the file's folder rather than the working directory.
+
+    ``text`` is the file's text; nothing is returned for standard input or a text the
+    core will refuse anyway (it reports the error)."""
+    import tomllib
+
+    if str(scenario) == "-" or "trace" not in text:
+        return []
+    try:
+        jobs = tomllib.loads(text).get("mpi_jobs")
+    except tomllib.TOMLDecodeError:
+        return []
+    if not isinstance(jobs, list):
+        return []
+    base = Path(scenario).resolve().parent
+    pairs = []
+    for i, job in enumerate(jobs):
+        trace = job.get("trace") if isinstance(job, dict) else None
+        if isinstance(trace, str) and trace and not Path(trace).is_absolute():
+            path = f"mpi_jobs[{i}].trace"
+            pairs.append((path, _toml_string(str(base / trace), path)))
+    return pairs
+
+
 def _check_seed(seed: int | None) -> int | None:
     if seed is None:
         return None
@@ -194,12 +220,17 @@ def run(
     ``seed`` replaces the scenario's seed; ``progress`` is called as the run goes (see
     :data:`Progress`).
     """
-    return run_text(load_text(scenario), overrides=overrides, seed=seed, progress=progress)
+    text = load_text(scenario)
+    pairs = file_overrides(scenario, text) + _pairs(overrides)
+    report = json.loads(_core.run(text, pairs, _check_seed(seed), progress))
+    return Result(report)
 
 
 def validate(scenario: str | Path, *, overrides: Overrides | None = None) -> dict[str, Any]:
     """Checks a scenario file without running it; returns it with every default filled in."""
-    checked: dict[str, Any] = json.loads(_core.validate(load_text(scenario), _pairs(overrides)))
+    text = load_text(scenario)
+    pairs = file_overrides(scenario, text) + _pairs(overrides)
+    checked: dict[str, Any] = json.loads(_core.validate(text, pairs))
     return checked
 
 

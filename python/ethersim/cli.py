@@ -228,6 +228,7 @@ def _print_summary(result: Result) -> None:
     _print_pause(s)
     _print_eee(s)
     _print_stations(s)
+    _print_jobs(s)
     _print_links(s)
 
 
@@ -253,6 +254,31 @@ def _print_stations(s: dict[str, Any]) -> None:
             _fmt_time(st["excess_delay_mean_s"]),
             f"{st['collisions_per_frame']:.3f}",
             f"{st['drops']:,}",
+        )
+    out_console().print(table)
+
+
+def _print_jobs(s: dict[str, Any]) -> None:
+    """MPI jobs, when the scenario has any: the profile the EEE performance model needs."""
+    from rich.table import Table
+
+    jobs = s.get("jobs", [])
+    if not jobs:
+        return
+    table = Table(title="mpi jobs", title_justify="left")
+    columns = ("job", "ranks", "elapsed", "messages", "within hosts", "per node", "mean bytes")
+    for col in columns:
+        table.add_column(col, justify="left" if col == "job" else "right", overflow="fold")
+    for j in jobs:
+        elapsed = j["elapsed_s"]
+        table.add_row(
+            _literal(j["name"]),
+            f"{j['ranks']} ({j['nodes']} × {j['processes_per_node']})",
+            "unfinished" if elapsed is None else _fmt_time(elapsed),
+            f"{j['messages']:,}",
+            f"{j['intra_messages']:,}",
+            f"{j['communications_per_node']:,.1f}",
+            f"{j['mean_bytes']:,.0f} B",
         )
     out_console().print(table)
 
@@ -455,13 +481,14 @@ def bench(
 
 
 def _add_subcommands() -> None:
+    from ethersim import cli_mpi, cli_sweep
     from ethersim.cli_model import model_app
     from ethersim.cli_reproduce import reproduce_app
-    from ethersim.cli_sweep import register
 
     app.add_typer(model_app)
     app.add_typer(reproduce_app)
-    register(app)
+    cli_sweep.register(app)
+    cli_mpi.register(app)
 
 
 _add_subcommands()

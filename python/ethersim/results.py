@@ -20,7 +20,18 @@ if TYPE_CHECKING:
 __all__ = ["FolderCheck", "Result", "check_output_folder", "is_run_folder", "write_folder"]
 
 #: Tables written beside ``summary.json``, by the summary key they come from.
-TABLES = ("flows", "ports", "links", "hosts", "stations", "series", "tcp_series")
+TABLES = (
+    "flows",
+    "ports",
+    "links",
+    "hosts",
+    "stations",
+    "series",
+    "tcp_series",
+    "idle_intervals",
+    "jobs",
+    "job_nodes",
+)
 
 #: Every file a results folder holds; a folder with anything else is not replaced.
 RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in TABLES)})
@@ -266,6 +277,27 @@ class Result:
         Quantities: ``cwnd``, ``ssthresh`` and ``flight`` in bytes; ``srtt`` and ``rto`` in
         picoseconds."""
         return self._table("tcp_series")
+
+    @cached_property
+    def idle_intervals(self) -> pd.DataFrame:
+        """The distribution of every port's idle intervals (the silences between its
+        transmissions, what an LPI PHY could sleep in), one row per histogram bin:
+        ``node``, ``peer``, ``lower_s``, ``upper_s``, ``count``. Bins are within 1% of
+        their values; the ports table has each port's exact count, total and maximum."""
+        return self._table("idle_intervals")
+
+    @cached_property
+    def jobs(self) -> pd.DataFrame:
+        """One row per MPI job: elapsed time, messages between hosts and within them,
+        communications per node and mean bytes per message (the EEE performance model's
+        profile), and rank 0's time per operation with its batch means."""
+        return self._table("jobs")
+
+    @cached_property
+    def job_nodes(self) -> pd.DataFrame:
+        """One row per host of each MPI job: messages and bytes it sent and received, and
+        when its last rank finished."""
+        return self._table("job_nodes")
 
     def summary_json(self) -> str:
         """The summary as canonical JSON text (sorted keys, fixed indentation)."""

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from ethersim import _core
-from ethersim.api import _pairs, load_text
+from ethersim.api import _pairs, file_overrides, load_text
 from ethersim.errors import ScenarioError
 
 __all__ = ["SCHEMA", "Limits", "SweepSpec", "Task", "derive_seed", "load_sweep", "parse_sweep"]
@@ -322,7 +322,7 @@ def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
             raise ScenarioError("is also in set; expected one place", f"{table}.{_key(path)}")
     _refuse_repeated_values(grid, zipped)
     try:
-        fixed_pairs = _pairs(list(fixed.items()))
+        fixed_pairs = file_overrides(scenario_file, base_text) + _pairs(list(fixed.items()))
     except ScenarioError as e:
         raise ScenarioError(e.message, f"set.{_key(e.path)}") from None
     for number, parameters in enumerate(cells):

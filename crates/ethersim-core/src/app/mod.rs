@@ -15,6 +15,7 @@
 //! Each kind names itself in the results ([`Endpoint::kind_name`]) and adds its own
 //! figures there ([`Endpoint::report`]), so the results module lists no kind.
 
+pub mod mpi;
 pub mod ping;
 pub mod saturating;
 pub mod sink;
@@ -46,6 +47,9 @@ pub enum Next {
     SleepUntil(SimTime),
     /// Blocked until the host frees a transmit buffer.
     WaitForBuffer,
+    /// Blocked until the host frees a transmit buffer, but wake at this instant as well
+    /// (an endpoint of several ranks whose other ranks have timers).
+    WaitForBufferOrWake(SimTime),
     /// Nothing to send until a packet arrives.
     Idle,
     /// No more packets, ever.
@@ -92,6 +96,8 @@ pub enum EndpointKind {
     TcpSender(Box<TcpSender>),
     /// Receives over TCP.
     TcpReceiver(Box<TcpReceiver>),
+    /// The ranks of an MPI job on one host.
+    Mpi(Box<mpi::MpiNode>),
 }
 
 /// One endpoint: an end of a flow, on a host.
@@ -161,6 +167,7 @@ impl Endpoint {
             EndpointKind::PingResponder(r) => r.poll(buffer_free),
             EndpointKind::TcpSender(t) => t.poll(now, buffer_free),
             EndpointKind::TcpReceiver(t) => t.poll(now, buffer_free),
+            EndpointKind::Mpi(m) => m.poll(now, buffer_free),
         }
     }
 
@@ -174,6 +181,7 @@ impl Endpoint {
             EndpointKind::PingResponder(r) => r.take(),
             EndpointKind::TcpSender(t) => t.socket.take(now),
             EndpointKind::TcpReceiver(t) => t.socket.take(now),
+            EndpointKind::Mpi(m) => m.take(),
             // A sink never answers Send.
             EndpointKind::UdpSink(_) => unreachable!("a UDP sink has nothing to send"),
         }
@@ -197,6 +205,7 @@ impl Endpoint {
             EndpointKind::PingResponder(r) => r.on_packet(pkt),
             EndpointKind::TcpSender(t) => t.socket.on_packet(now, pkt, tcp),
             EndpointKind::TcpReceiver(t) => t.socket.on_packet(now, pkt, tcp),
+            EndpointKind::Mpi(m) => m.on_packet(pkt),
             // A UDP sink only consumes (its flow counts what arrives); senders of one-way
             // flows receive nothing, and a stray packet is ignored.
             EndpointKind::UdpSink(_)
@@ -213,6 +222,7 @@ impl Endpoint {
             EndpointKind::PingResponder(r) => r.has_pending(flow),
             EndpointKind::TcpSender(t) => t.socket.has_pending(),
             EndpointKind::TcpReceiver(t) => t.socket.has_pending(),
+            EndpointKind::Mpi(m) => m.has_pending(flow),
             _ => false,
         }
     }
@@ -255,6 +265,7 @@ impl Endpoint {
             EndpointKind::PingResponder(_) => "ping_responder",
             EndpointKind::TcpSender(t) => t.kind_name(),
             EndpointKind::TcpReceiver(_) => "tcp_receiver",
+            EndpointKind::Mpi(_) => "mpi",
         }
     }
 
@@ -265,11 +276,27 @@ impl Endpoint {
             EndpointKind::TcpSender(t) => t.report(out),
             EndpointKind::TcpReceiver(t) => t.report(out),
             // A responder may serve many flows; each flow counts its own replies.
+            // A job reports per job, not per flow.
             EndpointKind::PingResponder(_)
             | EndpointKind::UdpSink(_)
             | EndpointKind::UdpFile(_)
             | EndpointKind::Source(_)
-            | EndpointKind::Saturating(_) => {}
+            | EndpointKind::Saturating(_)
+            | EndpointKind::Mpi(_) => {}
         }
+    }
+
+    /// The MPI ranks it runs, if it is an MPI job's endpoint.
+    pub fn as_mpi(&self) -> Option<&mpi::MpiNode> {
+        match &self.kind {
+            EndpointKind::Mpi(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Whether the run waits for it to finish even if it has no flow open (an MPI node
+    /// whose ranks talk only among themselves).
+    pub fn holds_run_open(&self) -> bool {
+        matches!(self.kind, EndpointKind::Mpi(_))
     }
 }

@@ -22,6 +22,8 @@ use crate::phy::{Closer, Direction, FrameClass, GateState, Sent, TxGate, TxId};
 use crate::time::{Bytes, Duration, SimTime};
 use crate::wire::PacketRef;
 
+use crate::stats::IdleIntervals;
+
 use super::pause::PortPause;
 use super::policy::{PortPolicy, QueueView};
 use super::queue::{DropTailQueue, QueueLimits, Queued};
@@ -135,6 +137,10 @@ pub struct Port {
     control: VecDeque<Queued>,
     on_wire: Option<OnWire>,
     stats: PortStats,
+    /// When the wire last became free (the end of a transmission's gap, or a cut-off);
+    /// [`SimTime::NEVER`] before the first transmission.
+    free_since: SimTime,
+    idle: IdleIntervals,
 }
 
 impl Port {
@@ -164,6 +170,8 @@ impl Port {
             control: VecDeque::with_capacity(4),
             on_wire: None,
             stats: PortStats::default(),
+            free_since: SimTime::NEVER,
+            idle: IdleIntervals::default(),
         }
     }
 
@@ -226,6 +234,7 @@ impl Port {
         };
         // next_tx returned Ready(class) only with a frame of that class waiting.
         let frame = head.expect("a frame of the class to start");
+        self.note_busy(now);
         let sent = dir.send(now, frame.pkt, Bytes(u64::from(frame.len)));
         if class == FrameClass::Data {
             self.queue.start_sending(now, sent.timing.last_bit);
@@ -253,6 +262,7 @@ impl Port {
             FrameClass::Data => self.queue.head().map(|_| self.queue.start_sending(now, SimTime::NEVER)),
         }
         .expect("a frame of the class to hand over");
+        self.note_busy(now);
         self.on_wire = Some(OnWire {
             start: now,
             last_bit: SimTime::NEVER,
@@ -283,6 +293,7 @@ impl Port {
     /// buffer and the port is free. The host's interrupt service, if any, starts now.
     pub fn mac_dropped(&mut self, now: SimTime) -> Option<FrameClass> {
         let w = self.on_wire.take()?;
+        self.free_since = now;
         if w.class == FrameClass::Data {
             self.queue.abort_leaving(now);
             if self.tx_interrupt != Duration::ZERO {
@@ -315,6 +326,7 @@ impl Port {
     pub fn finish_tx(&mut self, tx: TxId) -> Option<FrameClass> {
         let done = self.on_wire.filter(|w| w.tx == tx)?;
         self.on_wire = None;
+        self.free_since = done.wire_free;
         match done.class {
             FrameClass::Data => {
                 self.stats.frames_sent += 1;
@@ -332,6 +344,20 @@ impl Port {
         Some(done.class)
     }
 
+    /// A transmission starts at `now`: the silence since the wire was last free is one
+    /// idle interval.
+    #[inline]
+    fn note_busy(&mut self, now: SimTime) {
+        if now > self.free_since {
+            self.idle.record(now - self.free_since);
+        }
+    }
+
+    /// The idle intervals between this port's transmissions so far.
+    pub fn idle_intervals(&self) -> &IdleIntervals {
+        &self.idle
+    }
+
     /// One interrupt's service time: `tx_interrupt`, plus its variation if it has one.
     fn interrupt_service(&mut self) -> Duration {
         match self.interrupt_jitter.as_deref_mut() {
@@ -346,6 +372,7 @@ impl Port {
         self.settle(now);
         let w = self.on_wire.filter(|w| w.last_bit > now)?;
         self.on_wire = None;
+        self.free_since = now;
         if w.class == FrameClass::Data {
             self.queue.abort_leaving(now);
         }

@@ -133,11 +133,13 @@ pub fn build(s: &Scenario) -> Result<Built> {
     }
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
-    let (mut endpoints, flows) = apps(s, &topo)?;
+    let (mut endpoints, mut flows) = apps(s, &topo)?;
+    let jobs = super::mpi::jobs(s, &topo, &mut endpoints, &mut flows)?;
     let trace = trace(s, &topo, &mut endpoints, &flows, &mut links)?;
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
     network.trace = trace;
+    network.jobs = jobs;
     network.window = window.map(Box::new);
     Ok(Built { network, limits, warnings: warnings(s) })
 }
@@ -600,7 +602,7 @@ fn ports(s: &Scenario, topo: &Topology) -> Result<Vec<Port>> {
 
 /// The largest payload a frame on link `link` (a point-to-point link, or a segment after
 /// them) carries.
-fn link_mtu(s: &Scenario, link: usize) -> u64 {
+pub(super) fn link_mtu(s: &Scenario, link: usize) -> u64 {
     match s.links.get(link) {
         Some(l) => l.mtu.0.get(),
         None => s.segments[link - s.links.len()].max_frame.0.get() - ethernet::HEADER_LEN - ethernet::FCS_LEN,

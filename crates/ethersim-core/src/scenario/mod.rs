@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod error;
+pub mod mpi;
 pub mod overrides;
 pub mod schema;
 pub mod topology;

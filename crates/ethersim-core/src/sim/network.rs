@@ -43,8 +43,13 @@ pub struct Network {
     pub packets: PacketPool,
     /// The trace path and its subscribers.
     pub trace: Trace,
+    /// MPI jobs, for their results.
+    pub jobs: Vec<crate::app::mpi::MpiJob>,
     /// Flows not yet complete.
     pub(super) active_flows: usize,
+    /// Endpoints the run waits for that have not finished (see
+    /// [`Endpoint::holds_run_open`]).
+    pub(super) open_endpoints: usize,
     /// Packets of flows in the network (handed to a host, not yet delivered or lost).
     pub(super) in_flight: u64,
 }
@@ -60,6 +65,7 @@ impl Network {
         flows: Vec<Flow>,
     ) -> Self {
         let active_flows = flows.len();
+        let open_endpoints = endpoints.iter().filter(|e| e.holds_run_open()).count();
         let mut ports = ports;
         for p in &mut ports {
             p.on_host = matches!(nodes[p.node.index()], Node::Host(_));
@@ -77,7 +83,9 @@ impl Network {
             packets: PacketPool::with_capacity(1024),
             trace: Trace::default(),
             window: None,
+            jobs: Vec::new(),
             active_flows,
+            open_endpoints,
             in_flight: 0,
         }
     }
@@ -256,6 +264,6 @@ impl Model for Network {
     }
 
     fn work_done(&self) -> bool {
-        self.active_flows == 0
+        self.active_flows == 0 && self.open_endpoints == 0
     }
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::engine::StopReason;
 use crate::ids::PortId;
-use crate::stats::{DelayStats, DelaySummary};
+use crate::stats::{DelayStats, DelaySummary, IdleSummary};
 use crate::time::SimTime;
 use crate::wire::{ethernet, Role};
 
@@ -148,6 +148,9 @@ pub struct PortResult {
     pub mean_queue_frames: f64,
     /// Fraction of the run spent transmitting.
     pub utilization: f64,
+    /// Idle intervals between its transmissions (from the end of one frame's gap to the
+    /// start of the next transmission): what an LPI PHY could sleep in.
+    pub idle: IdleSummary,
     /// Data frames whose transmission ended within the measurement window (none without
     /// one).
     pub measured_frames_sent: Option<u64>,
@@ -264,6 +267,180 @@ pub struct TcpSeriesResult {
     pub dropped_points: u64,
 }
 
+/// The results of one MPI job: the profile the EEE performance model needs.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobResult {
+    /// Job name.
+    pub name: String,
+    /// Ranks.
+    pub ranks: u32,
+    /// Hosts.
+    pub nodes: u32,
+    /// Ranks per host.
+    pub processes_per_node: u32,
+    /// Whether every rank finished its program.
+    pub completed: bool,
+    /// From the start until the last rank finished, s (`null` if unfinished).
+    pub elapsed_s: Option<f64>,
+    /// The same, ps (exact).
+    pub elapsed_ps: Option<u64>,
+    /// Operations rank 0 completed (for the synthetic benchmark: its iterations and the
+    /// final sleep).
+    pub operations: u64,
+    /// Messages between hosts (on the network).
+    pub messages: u64,
+    /// Their payload bytes.
+    pub bytes: u64,
+    /// Frames they took.
+    pub frames: u64,
+    /// Messages between ranks of one host (never on the network).
+    pub intra_messages: u64,
+    /// Messages between hosts per host: the model's communications per node, `n`.
+    pub communications_per_node: f64,
+    /// Mean payload bytes per message between hosts: the model's `S`.
+    pub mean_bytes: f64,
+    /// Mean time between the ends of rank 0's successive operations (one iteration of
+    /// the synthetic benchmark), s.
+    pub operation_mean_s: Option<f64>,
+    /// Their standard deviation, s.
+    pub operation_std_s: Option<f64>,
+    /// Means of up to 20 equal consecutive batches of those times, s (for a batch-means
+    /// confidence interval).
+    pub operation_batch_means_s: Vec<f64>,
+}
+
+/// What the ranks on one host of an MPI job sent and received.
+#[derive(Clone, Debug, Serialize)]
+pub struct JobNodeResult {
+    /// Job name.
+    pub job: String,
+    /// Host.
+    pub node: String,
+    /// Ranks on it.
+    pub ranks: u32,
+    /// Messages it sent to other hosts.
+    pub messages_sent: u64,
+    /// Their payload bytes.
+    pub bytes_sent: u64,
+    /// Frames they took.
+    pub frames_sent: u64,
+    /// Messages between its own ranks.
+    pub intra_messages: u64,
+    /// Their bytes.
+    pub intra_bytes: u64,
+    /// Messages it received whole from other hosts.
+    pub messages_received: u64,
+    /// Payload bytes it received.
+    pub bytes_received: u64,
+    /// When its last rank finished, s from the job's start (`null` if unfinished).
+    pub finished_s: Option<f64>,
+}
+
+/// Batches the batch means of operation times are formed from.
+const OPERATION_BATCHES: usize = 20;
+
+fn job_results(net: &Network) -> Vec<JobResult> {
+    net.jobs
+        .iter()
+        .map(|job| {
+            let nodes: Vec<&crate::app::mpi::MpiNode> =
+                job.endpoints.iter().filter_map(|e| net.endpoints[e.index()].as_mpi()).collect();
+            let sum = |f: fn(&crate::app::mpi::MpiNodeStats) -> u64| {
+                nodes.iter().map(|n| f(&n.stats())).sum::<u64>()
+            };
+            let (messages, bytes) = (sum(|s| s.messages_sent), sum(|s| s.bytes_sent));
+            let finished: Option<SimTime> =
+                nodes.iter().try_fold(SimTime::ZERO, |t, n| n.finished_at().map(|f| f.max(t)));
+            // Rank 0 is on the job's first node, which keeps its operation ends.
+            let ends = nodes.first().map_or(&[][..], |n| n.op_ends());
+            let times: Vec<f64> = ends.windows(2).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
+            let mut moments = crate::stats::Moments::default();
+            for &t in &times {
+                moments.add(t);
+            }
+            let batch = times.len().div_ceil(OPERATION_BATCHES).max(1);
+            let batches = times.len() / batch;
+            JobResult {
+                name: job.name.clone(),
+                ranks: job.ranks,
+                nodes: job.hosts.len() as u32,
+                processes_per_node: job.per_node,
+                completed: finished.is_some(),
+                elapsed_s: finished.map(|f| (f - job.start).as_secs_f64()),
+                elapsed_ps: finished.map(|f| (f - job.start).as_ps()),
+                operations: nodes.first().map_or(0, |n| n.first_rank_ops()),
+                messages,
+                bytes,
+                frames: sum(|s| s.frames_sent),
+                intra_messages: sum(|s| s.intra_messages),
+                communications_per_node: messages as f64 / job.hosts.len() as f64,
+                mean_bytes: if messages == 0 { 0.0 } else { bytes as f64 / messages as f64 },
+                operation_mean_s: (!times.is_empty()).then(|| moments.mean()),
+                operation_std_s: (!times.is_empty()).then(|| moments.std_dev()),
+                operation_batch_means_s: (0..batches)
+                    .map(|b| times[b * batch..(b + 1) * batch].iter().sum::<f64>() / batch as f64)
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
+fn job_node_results(net: &Network) -> Vec<JobNodeResult> {
+    let mut rows = Vec::new();
+    for job in &net.jobs {
+        for (&e, &host) in job.endpoints.iter().zip(&job.hosts) {
+            let Some(n) = net.endpoints[e.index()].as_mpi() else { continue };
+            let s = n.stats();
+            rows.push(JobNodeResult {
+                job: job.name.clone(),
+                node: net.names[host.index()].clone(),
+                ranks: n.local_ranks(),
+                messages_sent: s.messages_sent,
+                bytes_sent: s.bytes_sent,
+                frames_sent: s.frames_sent,
+                intra_messages: s.intra_messages,
+                intra_bytes: s.intra_bytes,
+                messages_received: s.messages_received,
+                bytes_received: s.bytes_received,
+                finished_s: n.finished_at().map(|f| (f - job.start).as_secs_f64()),
+            });
+        }
+    }
+    rows
+}
+
+/// One bin of a port's idle-interval histogram.
+#[derive(Clone, Debug, Serialize)]
+pub struct IdleBinResult {
+    /// Node owning the port.
+    pub node: String,
+    /// Node at the other end.
+    pub peer: String,
+    /// Lower edge, s.
+    pub lower_s: f64,
+    /// Upper edge, s (bins are within 1% of their values).
+    pub upper_s: f64,
+    /// Idle intervals in [`lower_s`, `upper_s`).
+    pub count: u64,
+}
+
+fn idle_interval_results(net: &Network) -> Vec<IdleBinResult> {
+    let mut rows = Vec::new();
+    for (i, p) in net.ports.iter().enumerate() {
+        let peer = net.peer_name(PortId(i as u32));
+        for b in p.idle_intervals().bins() {
+            rows.push(IdleBinResult {
+                node: net.names[p.node.index()].clone(),
+                peer: peer.to_owned(),
+                lower_s: b.lower_s,
+                upper_s: b.upper_s,
+                count: b.count,
+            });
+        }
+    }
+    rows
+}
+
 /// Everything a run reports that simulation determines (no wall-clock figures).
 #[derive(Clone, Debug, Serialize)]
 pub struct RunSummary {
@@ -295,6 +472,12 @@ pub struct RunSummary {
     pub series: Vec<SeriesResult>,
     /// TCP sender time series asked for in the scenario.
     pub tcp_series: Vec<TcpSeriesResult>,
+    /// The distribution of every port's idle intervals, one row per histogram bin.
+    pub idle_intervals: Vec<IdleBinResult>,
+    /// Per MPI job.
+    pub jobs: Vec<JobResult>,
+    /// Per host of each MPI job.
+    pub job_nodes: Vec<JobNodeResult>,
     /// The measurement window the `window_*` figures cover, if the scenario has one and
     /// the run reached its start.
     pub window: Option<WindowResult>,
@@ -466,6 +649,7 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
                 mean_queue_bytes: bytes.mean_until(end),
                 mean_queue_frames: frames.mean_until(end),
                 utilization: p.utilization(end),
+                idle: p.idle_intervals().summary(),
                 measured_frames_sent: in_window.map(|((n, _), _)| n),
                 measured_bytes_sent: in_window.map(|((_, b), _)| b),
                 measured_bit_rate_bps: in_window
@@ -628,6 +812,9 @@ pub fn summarize(
         stations: station_results(net, end, window.as_ref()),
         series: series_results(net, end),
         tcp_series: tcp_series_results(net),
+        idle_intervals: idle_interval_results(net),
+        jobs: job_results(net),
+        job_nodes: job_node_results(net),
         window: window.map(|w| w.result),
     }
 }

@@ -2,12 +2,14 @@
 
 pub mod delay;
 pub mod flow;
+pub mod idle;
 pub mod moments;
 pub mod series;
 pub mod time_weighted;
 
 pub use delay::{DelayStats, DelaySummary};
 pub use flow::{DirectionCounters, FlowCounters};
+pub use idle::{IdleBin, IdleIntervals, IdleSummary};
 pub use moments::Moments;
 pub use series::{Series, SeriesLimits};
 pub use time_weighted::TimeWeighted;

@@ -10,6 +10,7 @@ mod delivery;
 mod determinism;
 mod eee;
 mod link_timing;
+mod mpi;
 mod outages;
 mod pause;
 mod ping;

@@ -73,6 +73,14 @@ impl Network {
                     }
                     return;
                 }
+                Next::WaitForBufferOrWake(t) => {
+                    sched.arm(&mut e.timer, t, |generation| Event::EndpointWake { endpoint, generation });
+                    if !e.waiting_for_buffer {
+                        e.waiting_for_buffer = true;
+                        self.host_mut(host).wait_for_buffer(endpoint);
+                    }
+                    return;
+                }
                 Next::Idle => {
                     // Nothing until a packet arrives: a pending wake-up would do nothing.
                     e.timer.cancel();
@@ -81,6 +89,9 @@ impl Network {
                 Next::Finished => {
                     if !e.finished {
                         e.finished = true;
+                        if e.holds_run_open() {
+                            self.open_endpoints -= 1;
+                        }
                         for k in 0..e.source_of.len() {
                             let flow = self.endpoints[endpoint.index()].source_of[k];
                             self.check_complete(now, flow);

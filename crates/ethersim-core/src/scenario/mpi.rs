@@ -1,0 +1,192 @@
+//! Building MPI jobs: placing ranks, reading traces, and making each job's endpoints and
+//! flows.
+
+use crate::app::mpi::{self, Call, MpiJob, MpiNode, Overhead, Placement, Program};
+use crate::app::{Endpoint, EndpointKind};
+use crate::engine::rng;
+use crate::ids::{EndpointId, FlowId, NodeId};
+use crate::sim::Flow;
+use crate::time::{Duration, SimTime};
+use crate::wire::{udp, Role};
+
+use super::build::link_mtu;
+use super::error::ScenarioError;
+use super::schema::{CollectiveSpec, MpiJobSpec, Scenario};
+use super::topology::Topology;
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+/// The most ranks one job may have (each node keeps a count per pair of its ranks and
+/// the job's ranks).
+pub const MAX_RANKS: u32 = 4096;
+/// The most hosts one job may span (it has a flow per ordered pair of them).
+pub const MAX_JOB_NODES: usize = 256;
+
+/// Adds every job's endpoints and flows; returns the jobs.
+pub fn jobs(
+    s: &Scenario,
+    topo: &Topology,
+    endpoints: &mut Vec<Endpoint>,
+    flows: &mut Vec<Flow>,
+) -> Result<Vec<MpiJob>> {
+    let mut names = std::collections::HashSet::new();
+    let mut jobs = Vec::with_capacity(s.mpi_jobs.len());
+    for (i, spec) in s.mpi_jobs.iter().enumerate() {
+        let path = format!("mpi_jobs[{i}]");
+        if !names.insert(spec.name.as_str()) {
+            return Err(ScenarioError::at(
+                format!("{path}.name"),
+                format!("job name {:?} is used twice; names must be unique", spec.name),
+            ));
+        }
+        jobs.push(job(s, topo, spec, &path, endpoints, flows)?);
+    }
+    Ok(jobs)
+}
+
+fn job(
+    s: &Scenario,
+    topo: &Topology,
+    spec: &MpiJobSpec,
+    path: &str,
+    endpoints: &mut Vec<Endpoint>,
+    flows: &mut Vec<Flow>,
+) -> Result<MpiJob> {
+    let hosts = hosts(topo, spec, path)?;
+    let per_node = spec.processes_per_node;
+    let ranks =
+        u32::try_from(hosts.len()).ok().and_then(|n| n.checked_mul(per_node)).filter(|&r| r <= MAX_RANKS);
+    let ranks = match ranks {
+        Some(r) if per_node > 0 => r,
+        _ => {
+            return Err(ScenarioError::at(
+                format!("{path}.processes_per_node"),
+                format!("must be at least 1, with at most {MAX_RANKS} ranks in the job (nodes × processes per node)"),
+            ));
+        }
+    };
+    let programs = programs(spec, path, ranks)?;
+    let segment = spec.segment.0.get();
+    let start = SimTime::ZERO + spec.start.0;
+    // The flows: one per ordered pair of hosts, and the largest datagram their routes carry.
+    let first_flow = flows.len() as u32;
+    let first_endpoint = endpoints.len() as u32;
+    let n = hosts.len() as u32;
+    let flow_of = |a: u32, b: u32| FlowId(first_flow + a * (n - 1) + if b > a { b - 1 } else { b });
+    for a in 0..n {
+        for b in (0..n).filter(|&b| b != a) {
+            let (src, dst) = (hosts[a as usize], hosts[b as usize]);
+            let route = topo.route(src, dst);
+            if route.is_empty() {
+                return Err(ScenarioError::at(
+                    format!("{path}.nodes[{b}]"),
+                    format!(
+                        "{:?} cannot be reached from {:?} through the links given",
+                        spec.nodes[b as usize], spec.nodes[a as usize]
+                    ),
+                ));
+            }
+            let mtu = route.iter().map(|&l| link_mtu(s, l)).min().unwrap_or(1500);
+            let max = udp::max_payload_for_mtu(mtu);
+            if segment == 0 || segment > max {
+                return Err(ScenarioError::at(
+                    format!("{path}.segment"),
+                    format!(
+                        "{segment} B; expected 1 B to {max} B (the largest UDP payload from {:?} to {:?})",
+                        spec.nodes[a as usize], spec.nodes[b as usize]
+                    ),
+                ));
+            }
+            let ends = [EndpointId(first_endpoint + a), EndpointId(first_endpoint + b)];
+            let name = format!("{}:{}->{}", spec.name, spec.nodes[a as usize], spec.nodes[b as usize]);
+            flows.push(Flow::new(name, ends, [src, dst], start));
+        }
+    }
+    let overhead = Overhead {
+        fixed: spec.overhead.fixed.map_or(Duration::ZERO, |d| d.0),
+        per_byte_ps: spec.overhead.per_byte.map_or(0, |d| d.0.as_ps()),
+    };
+    let mut programs = programs.into_iter();
+    for (a, &host) in hosts.iter().enumerate() {
+        let a = a as u32;
+        let place = Placement {
+            ranks,
+            per_node,
+            node: a,
+            flow_to: (0..n).map(|b| if b == a { FlowId::NONE } else { flow_of(a, b) }).collect(),
+            segment,
+            overhead,
+            keep_op_ends: a == 0,
+        };
+        let local: Vec<Program> = programs.by_ref().take(per_node as usize).collect();
+        let node = MpiNode::new(place, local, start);
+        let own_flow = if n > 1 { flow_of(a, (a + 1) % n) } else { FlowId::NONE };
+        let stream = rng::stream(s.seed, &format!("mpi:{}.{}", spec.name, spec.nodes[a as usize]));
+        let mut e =
+            Endpoint::new(host, own_flow, Role::Sink, start, EndpointKind::Mpi(Box::new(node)), stream);
+        e.source_of = (0..n).filter(|&b| b != a).map(|b| flow_of(a, b)).collect();
+        endpoints.push(e);
+    }
+    Ok(MpiJob {
+        name: spec.name.clone(),
+        hosts,
+        endpoints: (0..n).map(|a| EndpointId(first_endpoint + a)).collect(),
+        ranks,
+        per_node,
+        start,
+    })
+}
+
+fn hosts(topo: &Topology, spec: &MpiJobSpec, path: &str) -> Result<Vec<NodeId>> {
+    if spec.nodes.is_empty() || spec.nodes.len() > MAX_JOB_NODES {
+        return Err(ScenarioError::at(
+            format!("{path}.nodes"),
+            format!("expected 1 to {MAX_JOB_NODES} hosts"),
+        ));
+    }
+    let mut hosts = Vec::with_capacity(spec.nodes.len());
+    for (k, name) in spec.nodes.iter().enumerate() {
+        let h = topo.host(name, &format!("{path}.nodes[{k}]"))?;
+        if hosts.contains(&h) {
+            return Err(ScenarioError::at(
+                format!("{path}.nodes[{k}]"),
+                format!("{name:?} is listed twice; list each host once"),
+            ));
+        }
+        hosts.push(h);
+    }
+    Ok(hosts)
+}
+
+/// One program per rank, from the synthetic benchmark or the trace.
+fn programs(spec: &MpiJobSpec, path: &str, ranks: u32) -> Result<Vec<Program>> {
+    match (&spec.synthetic, &spec.trace) {
+        (Some(b), None) => {
+            let bytes = b.bytes.map_or(0, |b| b.0.get());
+            let call = match b.collective {
+                CollectiveSpec::Alltoall => Call::Alltoall { bytes },
+                CollectiveSpec::Allreduce => Call::Allreduce { bytes },
+                CollectiveSpec::Barrier if bytes == 0 => Call::Barrier,
+                CollectiveSpec::Barrier => {
+                    return Err(ScenarioError::at(
+                        format!("{path}.synthetic.bytes"),
+                        "a barrier carries no bytes; leave it out",
+                    ));
+                }
+            };
+            let program = Program::Synthetic { call, sleep: b.sleep.0, iterations: b.iterations };
+            Ok(vec![program; ranks as usize])
+        }
+        (None, Some(file)) => {
+            let key = format!("{path}.trace");
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| ScenarioError::at(&key, format!("cannot read the trace {file:?}: {e}")))?;
+            let programs = mpi::trace::parse(&text, ranks).map_err(|e| {
+                let at = e.line.map_or_else(String::new, |l| format!(" line {l}"));
+                ScenarioError::at(&key, format!("{file}{at}: {}", e.message))
+            })?;
+            Ok(programs.into_iter().map(Program::Trace).collect())
+        }
+        _ => Err(ScenarioError::at(path.to_owned(), "give exactly one of `synthetic` and `trace`")),
+    }
+}

@@ -1,0 +1,71 @@
+"""``ethersim mpi-trace``: write MPI traces (the synthetic benchmark or an application
+skeleton) for ``[[mpi_jobs]] trace = ...`` to replay.
+
+Errors are printed as every command prints them: ``error: <option>: <what was wrong>`` on
+standard error, exit status 2; no file is written.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ethersim.cli_common import fail
+from ethersim.errors import ScenarioError
+
+__all__ = ["register"]
+
+PATTERN_HELP = "synthetic, ft, cg or mg (see docs/mpi.md)."
+
+
+def mpi_trace(
+    pattern: Annotated[str, typer.Argument(help=PATTERN_HELP)],
+    out: Annotated[Path, typer.Option("--out", "-o", help="The trace file to write.")],
+    ranks: Annotated[int, typer.Option(help="Ranks in the job.")] = 16,
+    iterations: Annotated[int, typer.Option(help="Iterations of the pattern.")] = 20,
+    collective: Annotated[
+        str, typer.Option(help="synthetic: alltoall, allreduce or barrier.")
+    ] = "alltoall",
+    size: Annotated[int, typer.Option(help="synthetic: the collective's bytes.")] = 1024,
+    sleep_us: Annotated[float, typer.Option(help="synthetic: sleep after each call, us.")] = 0.0,
+) -> None:
+    """Write an MPI trace: the synthetic benchmark or an NPB-shaped skeleton."""
+    from ethersim import mpi_traces
+
+    try:
+        if pattern == "synthetic":
+            rows = list(mpi_traces.synthetic(ranks, collective, size, sleep_us, iterations))
+            note = f"synthetic {collective} of {size} B, {sleep_us} us sleep, {iterations} iterations"
+        elif pattern in mpi_traces.PATTERNS:
+            rows = list(mpi_traces.PATTERNS[pattern](ranks, iterations))
+            note = f"{pattern}-shaped skeleton (ethersim.mpi_traces), {iterations} iterations"
+        else:
+            raise ScenarioError(f"{pattern!r}; expected {PATTERN_HELP}", "PATTERN")
+        text = mpi_traces.trace_text(rows, f"{note}, {ranks} ranks\nwritten by ethersim mpi-trace")
+        # Whole or not at all: write beside the target, then rename over it.
+        folder = out.resolve().parent
+        if not folder.is_dir():
+            raise ScenarioError(f"no folder {str(folder)!r} to write into", "--out")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{out.name}.")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            Path(tmp).replace(out)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except ScenarioError as e:
+        raise fail(e) from None
+    except OSError as e:
+        raise fail(ScenarioError(f"cannot write {str(out)!r}: {e}", "--out")) from None
+    sys.stdout.write(f"wrote {out} ({len(rows)} operations)\n")
+
+
+def register(app: typer.Typer) -> None:
+    """Adds ``mpi-trace`` to the ``ethersim`` command."""
+    app.command("mpi-trace")(mpi_trace)

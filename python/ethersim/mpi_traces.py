@@ -1,0 +1,157 @@
+"""MPI traces: write the CSV that ``[[mpi_jobs]] trace = ...`` replays, for the synthetic
+benchmark and for application skeletons shaped after the NAS Parallel Benchmarks.
+
+A trace is one row per operation of each rank, in the rank's order: compute for
+``compute_us``, then make ``call`` (docs/mpi.md gives the format and each call's
+algorithm). The skeletons here reproduce the *structure* of three NAS kernels'
+communication (Bailey et al., "The NAS Parallel Benchmarks", RNR-91-002, 1991) — which
+calls, between which ranks, in which order — with sizes and compute times chosen to be
+small; they are not measurements of the benchmarks:
+
+- ``ft``: a 3-D FFT by transposes: each iteration computes, makes an alltoall of the
+  slab each pair exchanges, and an allreduce of a 16-byte checksum.
+- ``cg``: conjugate gradient: each iteration computes a sparse matrix-vector product,
+  exchanges a vector segment with its transpose partner, and makes two 8-byte
+  allreduces (the dot products).
+- ``mg``: multigrid on a 2-D process grid: each iteration exchanges halos with the four
+  neighbours of a torus, level by level (halves the size each level), then an allreduce
+  of the residual norm.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ethersim.errors import ScenarioError
+
+__all__ = ["PATTERNS", "Row", "cg", "ft", "mg", "synthetic", "trace_text", "write_trace"]
+
+#: The columns of a trace, in order.
+COLUMNS = ("rank", "compute_us", "call", "bytes", "peers")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One operation of one rank."""
+
+    rank: int
+    compute_us: float
+    call: str
+    bytes: int = 0
+    peers: tuple[int, ...] = ()
+
+
+def _us(value: float) -> str:
+    # Picosecond resolution, without trailing zeros: what the simulator reads exactly.
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def trace_text(rows: Iterable[Row], comment: str = "") -> str:
+    """The CSV text of ``rows`` (sorted by rank, keeping each rank's order), with
+    ``comment`` lines first."""
+    out = io.StringIO()
+    for line in comment.splitlines():
+        out.write(f"# {line}\n" if line else "#\n")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for r in sorted(rows, key=lambda r: r.rank):
+        peers = ";".join(str(p) for p in r.peers)
+        size = "" if r.call in ("barrier", "none") else str(r.bytes)
+        writer.writerow([r.rank, _us(r.compute_us), r.call, size, peers])
+    return out.getvalue()
+
+
+def write_trace(rows: Iterable[Row], path: str | Path, comment: str = "") -> Path:
+    """Writes ``rows`` as a trace file at ``path``."""
+    out = Path(path)
+    out.write_text(trace_text(rows, comment), encoding="utf-8")
+    return out
+
+
+def _check(ranks: int, iterations: int) -> None:
+    if ranks < 1 or ranks > 4096:
+        raise ScenarioError(f"{ranks} ranks; expected 1 to 4096", "ranks")
+    if iterations < 1:
+        raise ScenarioError(f"{iterations} iterations; expected at least 1", "iterations")
+
+
+def synthetic(
+    ranks: int, collective: str, size: int, sleep_us: float, iterations: int
+) -> Iterator[Row]:
+    """The synthetic benchmark as a trace: each rank makes the collective and sleeps,
+    ``iterations`` times (the same program as ``[mpi_jobs.synthetic]``)."""
+    _check(ranks, iterations)
+    if collective not in ("alltoall", "allreduce", "barrier"):
+        raise ScenarioError(
+            f"{collective!r}; expected alltoall, allreduce or barrier", "collective"
+        )
+    size = 0 if collective == "barrier" else size
+    for rank in range(ranks):
+        yield Row(rank, 0.0, collective, size)
+        for _ in range(iterations - 1):
+            yield Row(rank, sleep_us, collective, size)
+        yield Row(rank, sleep_us, "none")
+
+
+def ft(ranks: int, iterations: int, slab_bytes: int = 8192, compute_us: float = 200.0) -> Iterator[Row]:
+    """An FT-shaped skeleton (transposes by alltoall, a checksum allreduce)."""
+    _check(ranks, iterations)
+    for rank in range(ranks):
+        for _ in range(iterations):
+            yield Row(rank, compute_us, "alltoall", slab_bytes)
+            yield Row(rank, compute_us / 10, "allreduce", 16)
+        yield Row(rank, compute_us, "none")
+
+
+def cg(ranks: int, iterations: int, segment_bytes: int = 4096, compute_us: float = 50.0) -> Iterator[Row]:
+    """A CG-shaped skeleton (a transpose-partner exchange, two dot-product allreduces).
+    ``ranks`` must be even: rank r's partner is r XOR 1."""
+    _check(ranks, iterations)
+    if ranks % 2:
+        raise ScenarioError(f"{ranks} ranks; the cg skeleton pairs ranks, expected an even number", "ranks")
+    for rank in range(ranks):
+        partner = rank ^ 1
+        for _ in range(iterations):
+            yield Row(rank, compute_us, "sendrecv", segment_bytes, (partner,))
+            yield Row(rank, compute_us / 5, "allreduce", 8)
+            yield Row(rank, compute_us / 5, "allreduce", 8)
+        yield Row(rank, compute_us, "none")
+
+
+def mg(
+    ranks: int, iterations: int, halo_bytes: int = 16384, levels: int = 3, compute_us: float = 100.0
+) -> Iterator[Row]:
+    """An MG-shaped skeleton on a square process grid (``ranks`` a square of at least
+    4): halo exchanges with the four torus neighbours, halving per level, then a
+    residual-norm allreduce."""
+    _check(ranks, iterations)
+    side = math.isqrt(ranks)
+    if side * side != ranks or side < 2:
+        raise ScenarioError(f"{ranks} ranks; the mg skeleton needs a square of at least 4", "ranks")
+    for rank in range(ranks):
+        row, col = divmod(rank, side)
+        neighbours = sorted(
+            {
+                ((row - 1) % side) * side + col,
+                ((row + 1) % side) * side + col,
+                row * side + (col - 1) % side,
+                row * side + (col + 1) % side,
+            }
+            - {rank}
+        )
+        for _ in range(iterations):
+            for level in range(levels):
+                size = max(halo_bytes >> level, 8)
+                yield Row(rank, compute_us / (1 << level), "sendrecv", size, tuple(neighbours))
+            yield Row(rank, compute_us / 10, "allreduce", 8)
+        yield Row(rank, compute_us, "none")
+
+
+#: The skeletons by name, with the shipped traces' settings (16 ranks, 20 iterations).
+PATTERNS = {"ft": ft, "cg": cg, "mg": mg}
