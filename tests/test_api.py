@@ -68,6 +68,9 @@ def test_write_is_all_or_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == [
         "flows.parquet",
         "hosts.parquet",
+        "idle_intervals.parquet",
+        "job_nodes.parquet",
+        "jobs.parquet",
         "links.parquet",
         "ports.parquet",
         "run.json",

@@ -15,7 +15,9 @@ from ethersim.errors import ScenarioError
 from ethersim.models.eee_perf import (
     EeeModel,
     fit_distribution,
+    fit_gaps,
     fit_mean_interval,
+    gaps_penalty_us,
     idle_interval_us,
     penalty_us,
 )
@@ -67,6 +69,25 @@ def test_the_distribution_aware_fit_recovers_the_parameters_from_interval_sample
     assert fit.model.c_us == pytest.approx(TRUE.c_us, rel=0.05)
     assert fit.model.alpha_per_us == pytest.approx(TRUE.alpha_per_us, rel=0.25)
     assert fit.model.t_us == pytest.approx(TRUE.t_us, abs=80.0)
+
+
+def test_the_gap_histogram_fit_recovers_the_parameters() -> None:
+    # Points as a simulation reports them: histograms of idle gaps (values, and gaps of
+    # each value per communication), the overhead per communication their penalties sum to.
+    rng = np.random.default_rng(11)
+    points = []
+    for mean in np.linspace(500.0, 4000.0, 30):
+        values = np.sort(rng.uniform(0.8 * mean, 1.2 * mean, 50))
+        weights = np.full(values.size, rng.uniform(0.2, 1.0) / values.size)
+        points.append((values, weights))
+    overheads = np.array([gaps_penalty_us(TRUE, v, w) for v, w in points])
+    overheads += rng.normal(0.0, 0.2, overheads.size)
+    fit = fit_gaps(points, overheads)
+    assert fit.model.c_us == pytest.approx(TRUE.c_us, rel=0.05)
+    assert fit.model.alpha_per_us == pytest.approx(TRUE.alpha_per_us, rel=0.25)
+    assert fit.model.t_us == pytest.approx(TRUE.t_us, abs=80.0)
+    with pytest.raises(ScenarioError, match="one weight per gap"):
+        fit_gaps([(np.ones(3), np.ones(2))] * 3, [0.0, 0.0, 0.0])
 
 
 def test_too_few_or_unequal_points_are_refused() -> None:

@@ -273,7 +273,7 @@ def _print_jobs(s: dict[str, Any]) -> None:
         elapsed = j["elapsed_s"]
         table.add_row(
             _literal(j["name"]),
-            f"{j['ranks']} ({j['nodes']} × {j['processes_per_node']})",
+            f"{j['ranks']} ({j['nodes']} x {j['processes_per_node']})",
             "unfinished" if elapsed is None else _fmt_time(elapsed),
             f"{j['messages']:,}",
             f"{j['intra_messages']:,}",

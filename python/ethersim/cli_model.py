@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -172,21 +172,65 @@ def _read_csv(path: str, columns: tuple[str, ...]) -> pd.DataFrame:
     return table
 
 
+GAPS_HELP = (
+    "Use the distribution-aware variant: a CSV file with columns point, gap_us and "
+    "per_communication (each idle gap of a point's histogram, and how many such gaps a node "
+    "has per communication; `ethersim reproduce eee-hpc` writes eee_hpc_gaps.csv)."
+)
+
+
+def _interval_column(path: str) -> str:
+    """``interval_us``, or ``idle_interval_us`` (as `reproduce eee-hpc` names it) when the
+    file has only that."""
+    import pandas as pd
+
+    try:
+        header = pd.read_csv(path, nrows=0).columns
+    except (OSError, ValueError):
+        return "interval_us"  # _read_csv reports the problem
+    return (
+        "idle_interval_us"
+        if "interval_us" not in header and "idle_interval_us" in header
+        else "interval_us"
+    )
+
+
+def _read_gaps(path: str, points: pd.Series) -> list[tuple[Any, Any]]:
+    """The idle-gap histogram of each point, in the order of ``points``."""
+    table = _read_csv(path, ("point", "gap_us", "per_communication"))
+    by_point = {k: g for k, g in table.groupby("point")}
+    out: list[tuple[Any, Any]] = []
+    for p in points:
+        g = by_point.get(p)
+        if g is None:
+            raise ScenarioError(f"no gaps for point {p}; every point needs its gaps", path)
+        out.append((g.gap_us.to_numpy(), g.per_communication.to_numpy()))
+    return out
+
+
 @model_app.command(
     "eee-fit",
     help="Fit the EEE performance model, f(I) = c (1 - exp(-alpha (I - t))) for I > t, "
-    "else 0, to (mean idle interval, overhead per communication) points by least squares. "
-    "POINTS is a CSV file with columns interval_us and overhead_us.",
+    "else 0, by least squares. POINTS is a CSV file with columns interval_us and overhead_us "
+    "(the mean idle interval and the overhead per communication, us); with --gaps, columns "
+    "point and overhead_us, and f is summed over each point's measured idle gaps.",
 )
 def eee_fit(
     points: Annotated[str, typer.Argument(help="CSV file: interval_us, overhead_us.")],
+    gaps: Annotated[str | None, typer.Option("--gaps", help=GAPS_HELP)] = None,
 ) -> None:
     """Fits c, alpha and t (the model: :mod:`ethersim.models.eee_perf`) and prints them."""
-    from ethersim.models.eee_perf import fit_mean_interval
+    from ethersim.models.eee_perf import fit_gaps, fit_mean_interval
 
     try:
-        table = _read_csv(points, ("interval_us", "overhead_us"))
-        fit = fit_mean_interval(table.interval_us.to_numpy(), table.overhead_us.to_numpy())
+        if gaps is None:
+            table = _read_csv(points, (_interval_column(points), "overhead_us"))
+            table["interval_us"] = table[_interval_column(points)]
+            fit = fit_mean_interval(table.interval_us.to_numpy(), table.overhead_us.to_numpy())
+        else:
+            table = _read_csv(points, ("point", "overhead_us"))
+            histograms = _read_gaps(gaps, table.point)
+            fit = fit_gaps(histograms, table.overhead_us.to_numpy())
     except ScenarioError as e:
         raise _fail(e) from None
     m = fit.model
@@ -201,30 +245,45 @@ def eee_fit(
     "eee-predict",
     help="Predict elapsed times with EEE from application profiles: T = T_base + n f(I), "
     "I = T_base / n - 8 S / B. PROFILE is a CSV file with columns t_base_s, communications, "
-    "mean_bytes and bandwidth_bps; prints it back with elapsed_s and overhead_percent.",
+    "mean_bytes and bandwidth_bps (with --gaps: point, t_base_s and communications, and f is "
+    "summed over each point's idle gaps); prints it back with elapsed_s and overhead_percent.",
 )
 def eee_predict(
     profile: Annotated[str, typer.Argument(help="CSV file of application profiles.")],
     c: Annotated[float, typer.Option("--c", help="Penalty ceiling, us.")],
     alpha: Annotated[float, typer.Option("--alpha", help="Rise rate, per us.")],
     t: Annotated[float, typer.Option("--t", help="Timeout below which nothing is paid, us.")],
+    gaps: Annotated[str | None, typer.Option("--gaps", help=GAPS_HELP)] = None,
 ) -> None:
-    """Applies the mean-interval model to each profile; CSV on standard output."""
-    from ethersim.models.eee_perf import EeeModel, idle_interval_us
+    """Applies the model to each profile; CSV on standard output."""
+    from ethersim.models.eee_perf import EeeModel, gaps_penalty_us, idle_interval_us
 
-    columns = ("t_base_s", "communications", "mean_bytes", "bandwidth_bps")
     try:
         if not (c >= 0 and alpha > 0 and t >= 0):
             raise ScenarioError("expected c >= 0, alpha > 0 and t >= 0", "--c/--alpha/--t")
-        table = _read_csv(profile, columns)
         model = EeeModel(c, alpha, t)
-        rows = list(zip(*(table[k] for k in columns), strict=True))
-        table["interval_us"] = [idle_interval_us(*r) for r in rows]
-        table["elapsed_s"] = [model.elapsed_s(*r) for r in rows]
+        if gaps is None:
+            columns = ("t_base_s", "communications", "mean_bytes", "bandwidth_bps")
+            table = _read_csv(profile, columns)
+            rows = list(zip(*(table[k] for k in columns), strict=True))
+            table["interval_us"] = [idle_interval_us(*r) for r in rows]
+            table["elapsed_s"] = [model.elapsed_s(*r) for r in rows]
+        else:
+            table = _read_csv(profile, ("point", "t_base_s", "communications"))
+            histograms = _read_gaps(gaps, table.point)
+            penalty = [gaps_penalty_us(model, v, w) for v, w in histograms]
+            table["elapsed_s"] = table.t_base_s + table.communications * _series(penalty) * 1e-6
     except ScenarioError as e:
         raise _fail(e) from None
     table["overhead_percent"] = 100 * (table.elapsed_s / table.t_base_s - 1)
     _write_csv_out(table)
+
+
+def _series(values: list[float]) -> pd.Series:
+    """``values`` as a pandas series (pandas is imported on first use)."""
+    import pandas as pd
+
+    return pd.Series(values, dtype=float)
 
 
 @closed_pipe_is_success

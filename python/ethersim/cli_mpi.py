@@ -40,7 +40,9 @@ def mpi_trace(
     try:
         if pattern == "synthetic":
             rows = list(mpi_traces.synthetic(ranks, collective, size, sleep_us, iterations))
-            note = f"synthetic {collective} of {size} B, {sleep_us} us sleep, {iterations} iterations"
+            note = (
+                f"synthetic {collective} of {size} B, {sleep_us} us sleep, {iterations} iterations"
+            )
         elif pattern in mpi_traces.PATTERNS:
             rows = list(mpi_traces.PATTERNS[pattern](ranks, iterations))
             note = f"{pattern}-shaped skeleton (ethersim.mpi_traces), {iterations} iterations"

@@ -213,6 +213,57 @@ def eee_pingpong(
     _done(rep.runs, rep.jobs, rep.wall_s, written)
 
 
+@reproduce_app.command("eee-hpc")
+@closed_pipe_is_success
+def eee_hpc(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Three array sizes, five sleeps, 20 to 80 iterations.")
+    ] = False,
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Folder for the tables, figures and summary."),
+    ] = Path("results/eee-hpc"),
+    idle_timeout_us: Annotated[
+        int,
+        typer.Option(
+            "--idle-timeout-us", min=1, help="The LPI idle timeout of every link, us (study: 1000)."
+        ),
+    ] = 1000,
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """EEE-HPC: the time Low Power Idle adds to an MPI alltoall loop on four nodes (4 and 16
+    processes), and the EEE performance model fitted to it, mean-interval and
+    distribution-aware, with their prediction errors."""
+    from ethersim.studies import eee_hpc as study
+
+    def run() -> study.Reproduction:
+        options = study.Options(quick=quick, seed=seed, jobs=jobs, idle_timeout_us=idle_timeout_us)
+        return study.reproduce(options, progress=not quiet)
+
+    rep, written = _reproduce_into(out, seed, run, study.write)
+    if quiet:
+        return
+    from rich.table import Table
+
+    table = Table(title="EEE-HPC: the model's prediction errors on held-out cells")
+    for column in ("processes", "model", "c", "alpha", "t", "mean error", "worst error"):
+        table.add_column(column, justify="right")
+    for r in rep.models.itertuples():
+        table.add_row(
+            str(r.processes),
+            str(r.model),
+            f"{r.c:.1f} us",
+            f"{r.alpha_per_us:.3g}/us",
+            f"{r.t_us:.1f} us",
+            f"{r.mean_error_percent:.3f}%",
+            f"{r.worst_error_percent:.3f}%",
+        )
+    out_console().print(table)
+    _done(rep.runs, rep.jobs, rep.wall_s, written)
+
+
 @reproduce_app.command("csma")
 @closed_pipe_is_success
 def csma(

@@ -23,7 +23,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,7 +99,9 @@ def synthetic(
         yield Row(rank, sleep_us, "none")
 
 
-def ft(ranks: int, iterations: int, slab_bytes: int = 8192, compute_us: float = 200.0) -> Iterator[Row]:
+def ft(
+    ranks: int, iterations: int, slab_bytes: int = 8192, compute_us: float = 200.0
+) -> Iterator[Row]:
     """An FT-shaped skeleton (transposes by alltoall, a checksum allreduce)."""
     _check(ranks, iterations)
     for rank in range(ranks):
@@ -109,12 +111,16 @@ def ft(ranks: int, iterations: int, slab_bytes: int = 8192, compute_us: float = 
         yield Row(rank, compute_us, "none")
 
 
-def cg(ranks: int, iterations: int, segment_bytes: int = 4096, compute_us: float = 50.0) -> Iterator[Row]:
+def cg(
+    ranks: int, iterations: int, segment_bytes: int = 4096, compute_us: float = 50.0
+) -> Iterator[Row]:
     """A CG-shaped skeleton (a transpose-partner exchange, two dot-product allreduces).
     ``ranks`` must be even: rank r's partner is r XOR 1."""
     _check(ranks, iterations)
     if ranks % 2:
-        raise ScenarioError(f"{ranks} ranks; the cg skeleton pairs ranks, expected an even number", "ranks")
+        raise ScenarioError(
+            f"{ranks} ranks; the cg skeleton pairs ranks, expected an even number", "ranks"
+        )
     for rank in range(ranks):
         partner = rank ^ 1
         for _ in range(iterations):
@@ -154,4 +160,4 @@ def mg(
 
 
 #: The skeletons by name, with the shipped traces' settings (16 ranks, 20 iterations).
-PATTERNS = {"ft": ft, "cg": cg, "mg": mg}
+PATTERNS: dict[str, Callable[[int, int], Iterator[Row]]] = {"ft": ft, "cg": cg, "mg": mg}

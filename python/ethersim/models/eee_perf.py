@@ -45,7 +45,9 @@ __all__ = [
     "EeeModel",
     "Fit",
     "fit_distribution",
+    "fit_gaps",
     "fit_mean_interval",
+    "gaps_penalty_us",
     "idle_interval_us",
     "penalty_us",
 ]
@@ -80,6 +82,12 @@ class EeeModel:
         distribution-aware model: ``f`` averaged over them), s."""
         mean_penalty = float(np.mean(self.penalty_us(intervals_us)))
         return t_base_s + communications * mean_penalty * 1e-6
+
+
+def gaps_penalty_us(model: EeeModel, gap_us: ArrayLike, per_communication: ArrayLike) -> float:
+    """The distribution-aware overhead per communication: ``f`` summed over measured idle
+    gaps, each weighted by how many such gaps a node has per communication (us)."""
+    return float(np.sum(np.asarray(per_communication, dtype=float) * model.penalty_us(gap_us)))
 
 
 def penalty_us(
@@ -200,3 +208,36 @@ def fit_distribution(intervals_us: Sequence[ArrayLike], overheads_us: ArrayLike)
         return np.asarray(means - o, dtype=float)
 
     return _best_fit(residuals, _starts(np.concatenate(samples), o), len(o))
+
+
+def fit_gaps(gaps: Sequence[tuple[ArrayLike, ArrayLike]], overheads_us: ArrayLike) -> Fit:
+    """Fits the distribution-aware variant to points whose idle gaps were measured as a
+    histogram: each point is (gap values in us, gaps of each value per communication), and
+    its overhead per communication is modelled as ``sum(w f(gap))`` (so a node that idles
+    once per several communications pays once)."""
+    o = np.asarray(overheads_us, dtype=float)
+    values = [np.asarray(v, dtype=float) for v, _ in gaps]
+    weights = [np.asarray(w, dtype=float) for _, w in gaps]
+    if len(values) != len(o):
+        raise ScenarioError("expected one set of gaps per overhead", "points")
+    for v, w in zip(values, weights, strict=True):
+        if v.shape != w.shape or v.ndim != 1:
+            raise ScenarioError("expected one weight per gap value", "points")
+        if not (np.isfinite(v).all() and np.isfinite(w).all() and (w >= 0).all()):
+            raise ScenarioError("gaps and weights must be finite; weights not negative", "points")
+    # A point with no gap at all has no penalty whatever the model: its mean is 0.
+    means = np.array(
+        [
+            float(np.average(v, weights=w)) if w.sum() > 0 else 0.0
+            for v, w in zip(values, weights, strict=True)
+        ]
+    )
+    _check_points(means, o)
+
+    def residuals(x: NDArray[np.float64]) -> NDArray[np.float64]:
+        model = EeeModel(x[0], x[1], x[2])
+        pred = [gaps_penalty_us(model, v, w) for v, w in zip(values, weights, strict=True)]
+        return np.asarray(np.asarray(pred, dtype=float) - o, dtype=float)
+
+    every = np.concatenate([v for v in values if len(v)]) if any(len(v) for v in values) else means
+    return _best_fit(residuals, _starts(every, o), len(o))

@@ -137,10 +137,9 @@ pub struct Port {
     control: VecDeque<Queued>,
     on_wire: Option<OnWire>,
     stats: PortStats,
-    /// When the wire last became free (the end of a transmission's gap, or a cut-off);
-    /// [`SimTime::NEVER`] before the first transmission.
-    free_since: SimTime,
-    idle: IdleIntervals,
+    /// Idle intervals, if this port records them (boxed: most ports do not, and the check
+    /// is then one branch per frame).
+    idle: Option<Box<IdleIntervals>>,
 }
 
 impl Port {
@@ -170,8 +169,7 @@ impl Port {
             control: VecDeque::with_capacity(4),
             on_wire: None,
             stats: PortStats::default(),
-            free_since: SimTime::NEVER,
-            idle: IdleIntervals::default(),
+            idle: None,
         }
     }
 
@@ -293,7 +291,7 @@ impl Port {
     /// buffer and the port is free. The host's interrupt service, if any, starts now.
     pub fn mac_dropped(&mut self, now: SimTime) -> Option<FrameClass> {
         let w = self.on_wire.take()?;
-        self.free_since = now;
+        self.wire_freed(now);
         if w.class == FrameClass::Data {
             self.queue.abort_leaving(now);
             if self.tx_interrupt != Duration::ZERO {
@@ -326,7 +324,7 @@ impl Port {
     pub fn finish_tx(&mut self, tx: TxId) -> Option<FrameClass> {
         let done = self.on_wire.filter(|w| w.tx == tx)?;
         self.on_wire = None;
-        self.free_since = done.wire_free;
+        self.wire_freed(done.wire_free);
         match done.class {
             FrameClass::Data => {
                 self.stats.frames_sent += 1;
@@ -348,14 +346,27 @@ impl Port {
     /// idle interval.
     #[inline]
     fn note_busy(&mut self, now: SimTime) {
-        if now > self.free_since {
-            self.idle.record(now - self.free_since);
+        if let Some(idle) = self.idle.as_deref_mut() {
+            idle.busy_from(now);
         }
     }
 
-    /// The idle intervals between this port's transmissions so far.
-    pub fn idle_intervals(&self) -> &IdleIntervals {
-        &self.idle
+    /// The wire became free at `at` (a transmission's gap ended, or it was cut off).
+    #[inline]
+    fn wire_freed(&mut self, at: SimTime) {
+        if let Some(idle) = self.idle.as_deref_mut() {
+            idle.free_from(at);
+        }
+    }
+
+    /// Makes the port record its idle intervals from now on.
+    pub fn record_idle_intervals(&mut self) {
+        self.idle.get_or_insert_with(Box::default);
+    }
+
+    /// The idle intervals between this port's transmissions so far, if it records them.
+    pub fn idle_intervals(&self) -> Option<&IdleIntervals> {
+        self.idle.as_deref()
     }
 
     /// One interrupt's service time: `tx_interrupt`, plus its variation if it has one.
@@ -372,7 +383,7 @@ impl Port {
         self.settle(now);
         let w = self.on_wire.filter(|w| w.last_bit > now)?;
         self.on_wire = None;
-        self.free_since = now;
+        self.wire_freed(now);
         if w.class == FrameClass::Data {
             self.queue.abort_leaving(now);
         }

@@ -139,9 +139,28 @@ pub fn build(s: &Scenario) -> Result<Built> {
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
     network.trace = trace;
+    record_idle_intervals(s, &jobs, &mut network);
     network.jobs = jobs;
     network.window = window.map(Box::new);
     Ok(Built { network, limits, warnings: warnings(s) })
+}
+
+/// Marks the ports that record their idle intervals: every port with the scenario's
+/// `record_idle_intervals`, else the ports of MPI jobs' hosts and their link partners.
+fn record_idle_intervals(s: &Scenario, jobs: &[crate::app::mpi::MpiJob], network: &mut Network) {
+    let job_hosts: std::collections::HashSet<NodeId> =
+        jobs.iter().flat_map(|j| j.hosts.iter().copied()).collect();
+    let marked: Vec<usize> = (0..network.ports.len())
+        .filter(|&i| {
+            let p = &network.ports[i];
+            s.record_idle_intervals
+                || job_hosts.contains(&p.node)
+                || job_hosts.contains(&network.ports[p.peer.index()].node)
+        })
+        .collect();
+    for i in marked {
+        network.ports[i].record_idle_intervals();
+    }
 }
 
 /// The measurement window, checked: it starts before it ends, and ends by the run's end.

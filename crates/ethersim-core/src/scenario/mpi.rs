@@ -68,39 +68,35 @@ fn job(
     let programs = programs(spec, path, ranks)?;
     let segment = spec.segment.0.get();
     let start = SimTime::ZERO + spec.start.0;
-    // The flows: one per ordered pair of hosts, and the largest datagram their routes carry.
-    let first_flow = flows.len() as u32;
-    let first_endpoint = endpoints.len() as u32;
+    // The flows: one per ordered pair of hosts whose ranks exchange messages, and the
+    // largest datagram their routes carry.
     let n = hosts.len() as u32;
-    let flow_of = |a: u32, b: u32| FlowId(first_flow + a * (n - 1) + if b > a { b - 1 } else { b });
-    for a in 0..n {
-        for b in (0..n).filter(|&b| b != a) {
-            let (src, dst) = (hosts[a as usize], hosts[b as usize]);
-            let route = topo.route(src, dst);
-            if route.is_empty() {
-                return Err(ScenarioError::at(
-                    format!("{path}.nodes[{b}]"),
-                    format!(
-                        "{:?} cannot be reached from {:?} through the links given",
-                        spec.nodes[b as usize], spec.nodes[a as usize]
-                    ),
-                ));
-            }
-            let mtu = route.iter().map(|&l| link_mtu(s, l)).min().unwrap_or(1500);
-            let max = udp::max_payload_for_mtu(mtu);
-            if segment == 0 || segment > max {
-                return Err(ScenarioError::at(
-                    format!("{path}.segment"),
-                    format!(
-                        "{segment} B; expected 1 B to {max} B (the largest UDP payload from {:?} to {:?})",
-                        spec.nodes[a as usize], spec.nodes[b as usize]
-                    ),
-                ));
-            }
-            let ends = [EndpointId(first_endpoint + a), EndpointId(first_endpoint + b)];
-            let name = format!("{}:{}->{}", spec.name, spec.nodes[a as usize], spec.nodes[b as usize]);
-            flows.push(Flow::new(name, ends, [src, dst], start));
+    let used = host_pairs(&programs, ranks, per_node, n);
+    let first_endpoint = endpoints.len() as u32;
+    let mut flow_of = vec![FlowId::NONE; (n * n) as usize];
+    for (a, b) in used {
+        let (src, dst) = (hosts[a as usize], hosts[b as usize]);
+        let (from, to) = (&spec.nodes[a as usize], &spec.nodes[b as usize]);
+        let route = topo.route(src, dst);
+        if route.is_empty() {
+            return Err(ScenarioError::at(
+                format!("{path}.nodes[{b}]"),
+                format!("{to:?} cannot be reached from {from:?} through the links given"),
+            ));
         }
+        let mtu = route.iter().map(|&l| link_mtu(s, l)).min().unwrap_or(1500);
+        let max = udp::max_payload_for_mtu(mtu);
+        if segment == 0 || segment > max {
+            return Err(ScenarioError::at(
+                format!("{path}.segment"),
+                format!(
+                    "{segment} B; expected 1 B to {max} B (the largest UDP payload from {from:?} to {to:?})"
+                ),
+            ));
+        }
+        flow_of[(a * n + b) as usize] = FlowId(flows.len() as u32);
+        let ends = [EndpointId(first_endpoint + a), EndpointId(first_endpoint + b)];
+        flows.push(Flow::new(format!("{}:{from}->{to}", spec.name), ends, [src, dst], start));
     }
     let overhead = Overhead {
         fixed: spec.overhead.fixed.map_or(Duration::ZERO, |d| d.0),
@@ -113,18 +109,23 @@ fn job(
             ranks,
             per_node,
             node: a,
-            flow_to: (0..n).map(|b| if b == a { FlowId::NONE } else { flow_of(a, b) }).collect(),
+            flow_to: flow_of[(a * n) as usize..((a + 1) * n) as usize].to_vec(),
             segment,
             overhead,
             keep_op_ends: a == 0,
         };
         let local: Vec<Program> = programs.by_ref().take(per_node as usize).collect();
         let node = MpiNode::new(place, local, start);
-        let own_flow = if n > 1 { flow_of(a, (a + 1) % n) } else { FlowId::NONE };
+        let outgoing: Vec<FlowId> = flow_of[(a * n) as usize..((a + 1) * n) as usize]
+            .iter()
+            .copied()
+            .filter(|&f| f != FlowId::NONE)
+            .collect();
+        let own_flow = outgoing.first().copied().unwrap_or(FlowId::NONE);
         let stream = rng::stream(s.seed, &format!("mpi:{}.{}", spec.name, spec.nodes[a as usize]));
         let mut e =
             Endpoint::new(host, own_flow, Role::Sink, start, EndpointKind::Mpi(Box::new(node)), stream);
-        e.source_of = (0..n).filter(|&b| b != a).map(|b| flow_of(a, b)).collect();
+        e.source_of = outgoing;
         endpoints.push(e);
     }
     Ok(MpiJob {
@@ -135,6 +136,44 @@ fn job(
         per_node,
         start,
     })
+}
+
+/// The ordered pairs of distinct hosts between whose ranks the programs send messages.
+fn host_pairs(
+    programs: &[Program],
+    ranks: u32,
+    per_node: u32,
+    nodes: u32,
+) -> std::collections::BTreeSet<(u32, u32)> {
+    let mut pairs = std::collections::BTreeSet::new();
+    let mut sends = Vec::new();
+    let mut add_call = |rank: u32, call: &Call, pairs: &mut std::collections::BTreeSet<(u32, u32)>| {
+        for step in 0..call.step_count(ranks) {
+            sends.clear();
+            call.step_sends(rank, ranks, step, &mut sends);
+            for &(to, _) in &sends {
+                let (a, b) = (rank / per_node, to / per_node);
+                if a != b {
+                    pairs.insert((a, b));
+                }
+            }
+        }
+    };
+    for (rank, program) in programs.iter().enumerate() {
+        let rank = rank as u32;
+        match program {
+            Program::Synthetic { call, .. } => add_call(rank, call, &mut pairs),
+            Program::Trace(ops) => {
+                for op in ops {
+                    add_call(rank, &op.call, &mut pairs);
+                }
+            }
+        }
+        if pairs.len() as u64 == u64::from(nodes) * u64::from(nodes - 1) {
+            break;
+        }
+    }
+    pairs
 }
 
 fn hosts(topo: &Topology, spec: &MpiJobSpec, path: &str) -> Result<Vec<NodeId>> {

@@ -50,6 +50,12 @@ pub struct Scenario {
     /// Applications (one flow each).
     #[serde(default)]
     pub apps: Vec<AppSpec>,
+    /// Record the idle intervals of every port (the silences between its transmissions,
+    /// which an LPI PHY could sleep in): the `idle_*` columns of the ports table and the
+    /// `idle_intervals` table. The ports of MPI jobs' hosts and their link partners always
+    /// record them. Default false.
+    #[serde(default)]
+    pub record_idle_intervals: bool,
     /// MPI-like parallel jobs: ranks on hosts running a synthetic collective benchmark or
     /// a replayed trace (see docs/mpi.md).
     #[serde(default)]
@@ -966,8 +972,9 @@ const fn one() -> u32 {
 /// An MPI-like parallel job. `processes_per_node` consecutive ranks run on each host of
 /// `nodes` (rank r on `nodes[r / processes_per_node]`). Messages between ranks of one host
 /// never touch the network; messages between hosts go as UDP datagrams of at most
-/// `segment` payload bytes, one flow per ordered pair of hosts, over a fabric assumed
-/// lossless (a lost frame stalls the job). Give exactly one of `synthetic` and `trace`.
+/// `segment` payload bytes, one flow per ordered pair of hosts whose ranks exchange
+/// messages, over a fabric assumed lossless (a lost frame stalls the job). Give exactly
+/// one of `synthetic` and `trace`.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MpiJobSpec {

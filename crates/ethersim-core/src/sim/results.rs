@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::engine::StopReason;
 use crate::ids::PortId;
-use crate::stats::{DelayStats, DelaySummary, IdleSummary};
+use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary};
 use crate::time::SimTime;
 use crate::wire::{ethernet, Role};
 
@@ -149,7 +149,9 @@ pub struct PortResult {
     /// Fraction of the run spent transmitting.
     pub utilization: f64,
     /// Idle intervals between its transmissions (from the end of one frame's gap to the
-    /// start of the next transmission): what an LPI PHY could sleep in.
+    /// start of the next transmission): what an LPI PHY could sleep in. Recorded on the
+    /// ports of MPI jobs' hosts and their link partners, or on every port with the
+    /// scenario's `record_idle_intervals`.
     pub idle: IdleSummary,
     /// Data frames whose transmission ended within the measurement window (none without
     /// one).
@@ -299,8 +301,8 @@ pub struct JobResult {
     pub communications_per_node: f64,
     /// Mean payload bytes per message between hosts: the model's `S`.
     pub mean_bytes: f64,
-    /// Mean time between the ends of rank 0's successive operations (one iteration of
-    /// the synthetic benchmark), s.
+    /// Mean time between the ends of rank 0's successive calls (one iteration of the
+    /// synthetic benchmark: a sleep and a call), s.
     pub operation_mean_s: Option<f64>,
     /// Their standard deviation, s.
     pub operation_std_s: Option<f64>,
@@ -428,7 +430,7 @@ fn idle_interval_results(net: &Network) -> Vec<IdleBinResult> {
     let mut rows = Vec::new();
     for (i, p) in net.ports.iter().enumerate() {
         let peer = net.peer_name(PortId(i as u32));
-        for b in p.idle_intervals().bins() {
+        for b in p.idle_intervals().map_or_else(Vec::new, IdleIntervals::bins) {
             rows.push(IdleBinResult {
                 node: net.names[p.node.index()].clone(),
                 peer: peer.to_owned(),
@@ -649,7 +651,7 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
                 mean_queue_bytes: bytes.mean_until(end),
                 mean_queue_frames: frames.mean_until(end),
                 utilization: p.utilization(end),
-                idle: p.idle_intervals().summary(),
+                idle: p.idle_intervals().map_or_else(IdleSummary::default, IdleIntervals::summary),
                 measured_frames_sent: in_window.map(|((n, _), _)| n),
                 measured_bytes_sent: in_window.map(|((_, b), _)| b),
                 measured_bit_rate_bps: in_window

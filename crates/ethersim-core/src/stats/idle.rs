@@ -15,7 +15,7 @@
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::time::Duration;
+use crate::time::{Duration, SimTime};
 
 /// Smallest gap the histogram tells from zero: 1 ns.
 const LOWEST_PS: u64 = 1_000;
@@ -25,8 +25,10 @@ const INITIAL_HIGHEST_PS: u64 = 1_000_000_000;
 const SIGNIFICANT_DIGITS: u8 = 2;
 
 /// The idle intervals of one transmitter.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct IdleIntervals {
+    /// When the wire last became free; [`SimTime::NEVER`] before the first transmission.
+    free_since: SimTime,
     count: u64,
     total_ps: u128,
     max: Duration,
@@ -36,6 +38,8 @@ pub struct IdleIntervals {
 /// What a run reports of a transmitter's idle intervals, in seconds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct IdleSummary {
+    /// Whether the port recorded its idle intervals (the other figures are 0 if not).
+    pub recorded: bool,
     /// Number of gaps.
     pub count: u64,
     /// Their total, s.
@@ -57,7 +61,31 @@ pub struct IdleBin {
     pub count: u64,
 }
 
+impl Default for IdleIntervals {
+    fn default() -> Self {
+        IdleIntervals {
+            free_since: SimTime::NEVER,
+            count: 0,
+            total_ps: 0,
+            max: Duration::ZERO,
+            histogram: None,
+        }
+    }
+}
+
 impl IdleIntervals {
+    /// The wire became free at `at`.
+    pub fn free_from(&mut self, at: SimTime) {
+        self.free_since = at;
+    }
+
+    /// A transmission starts at `now`: the silence since the wire became free is a gap.
+    pub fn busy_from(&mut self, now: SimTime) {
+        if now > self.free_since {
+            self.record(now - self.free_since);
+        }
+    }
+
     /// Records one gap (a zero gap is none).
     pub fn record(&mut self, gap: Duration) {
         if gap == Duration::ZERO {
@@ -86,6 +114,7 @@ impl IdleIntervals {
     pub fn summary(&self) -> IdleSummary {
         let count = self.count;
         IdleSummary {
+            recorded: true,
             count,
             total_s: self.total_ps as f64 * 1e-12,
             mean_s: if count == 0 { 0.0 } else { self.total_ps as f64 / count as f64 * 1e-12 },

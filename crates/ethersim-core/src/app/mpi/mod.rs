@@ -4,7 +4,8 @@
 //!
 //! A job places `ranks_per_node` consecutive ranks on each of its hosts (block
 //! placement). The ranks of one host share one endpoint ([`MpiNode`]); a job has one flow
-//! per ordered pair of its hosts, which carries every message between their ranks.
+//! per ordered pair of its hosts whose ranks exchange messages, which carries every
+//! message between their ranks.
 //! [`program`] states the algorithm of each call; [`trace`] reads and checks replayed
 //! programs.
 

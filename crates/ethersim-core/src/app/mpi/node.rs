@@ -55,7 +55,7 @@ pub struct Placement {
     pub segment: u64,
     /// Software overhead per call.
     pub overhead: Overhead,
-    /// Whether to keep the end time of every operation of the node's first rank.
+    /// Whether to keep the end time of every call of the node's first rank.
     pub keep_op_ends: bool,
 }
 
@@ -257,10 +257,13 @@ impl MpiNode {
 
     /// Rank `i` finished its current operation at `now`.
     fn end_op(&mut self, i: usize, now: SimTime) {
-        if i == 0 && self.place.keep_op_ends {
+        let r = &mut self.ranks[i];
+        // The times between calls: an operation that is compute alone (a program's tail)
+        // ends no call.
+        let made_call = r.program.op(r.op).is_some_and(|(_, c)| *c != Call::None);
+        if i == 0 && self.place.keep_op_ends && made_call {
             self.op_ends.push(now);
         }
-        let r = &mut self.ranks[i];
         r.op += 1;
         if let Some((compute, _)) = r.program.op(r.op) {
             r.phase = Phase::Computing(now + compute);
@@ -326,7 +329,7 @@ impl MpiNode {
         self.ranks.first().map_or(0, |r| r.op)
     }
 
-    /// The end time of every operation of the node's first rank, if kept.
+    /// The end time of every call of the node's first rank, if kept.
     pub fn op_ends(&self) -> &[SimTime] {
         &self.op_ends
     }
@@ -370,7 +373,7 @@ mod tests {
         assert_eq!(n.poll(SimTime(5_006_000), true), Next::SleepUntil(SimTime(8_006_000)));
         assert_eq!(n.poll(SimTime(8_006_000), true), Next::Finished);
         assert_eq!(n.finished_at(), Some(SimTime(8_006_000)));
-        assert_eq!(n.op_ends(), &[SimTime(1_003_000), SimTime(5_006_000), SimTime(8_006_000)]);
+        assert_eq!(n.op_ends(), &[SimTime(1_003_000), SimTime(5_006_000)]);
         assert_eq!(n.stats().messages_sent, 0);
     }
 
