@@ -232,8 +232,10 @@ impl Port {
         };
         // next_tx returned Ready(class) only with a frame of that class waiting.
         let frame = head.expect("a frame of the class to start");
-        self.note_busy(now);
         let sent = dir.send(now, frame.pkt, Bytes(u64::from(frame.len)));
+        // Unless it is cut off, the wire is free again when this frame's gap ends: the only
+        // idle-interval work on the frame path, one branch for ports that record none.
+        self.note_busy(now, sent.timing.wire_free);
         if class == FrameClass::Data {
             self.queue.start_sending(now, sent.timing.last_bit);
         }
@@ -260,7 +262,8 @@ impl Port {
             FrameClass::Data => self.queue.head().map(|_| self.queue.start_sending(now, SimTime::NEVER)),
         }
         .expect("a frame of the class to hand over");
-        self.note_busy(now);
+        // The MAC reports when the wire is free again (mac_sent, mac_dropped).
+        self.note_busy(now, SimTime::NEVER);
         self.on_wire = Some(OnWire {
             start: now,
             last_bit: SimTime::NEVER,
@@ -281,6 +284,9 @@ impl Port {
     pub fn mac_sent(&mut self, start: SimTime, last_bit: SimTime, wire_free: SimTime) -> Option<FrameClass> {
         let w = self.on_wire.as_mut()?;
         (w.start, w.last_bit, w.wire_free) = (start, last_bit, wire_free);
+        if let Some(idle) = self.idle.as_deref_mut() {
+            idle.free_from(wire_free);
+        }
         if w.class == FrameClass::Data {
             self.queue.abort_leaving(last_bit);
         }
@@ -324,7 +330,6 @@ impl Port {
     pub fn finish_tx(&mut self, tx: TxId) -> Option<FrameClass> {
         let done = self.on_wire.filter(|w| w.tx == tx)?;
         self.on_wire = None;
-        self.wire_freed(done.wire_free);
         match done.class {
             FrameClass::Data => {
                 self.stats.frames_sent += 1;
@@ -342,17 +347,19 @@ impl Port {
         Some(done.class)
     }
 
-    /// A transmission starts at `now`: the silence since the wire was last free is one
-    /// idle interval.
+    /// A transmission starts at `now` and will leave the wire free at `free_again`: the
+    /// silence since the wire was last free is one idle interval.
     #[inline]
-    fn note_busy(&mut self, now: SimTime) {
+    fn note_busy(&mut self, now: SimTime, free_again: SimTime) {
         if let Some(idle) = self.idle.as_deref_mut() {
             idle.busy_from(now);
+            idle.free_from(free_again);
         }
     }
 
-    /// The wire became free at `at` (a transmission's gap ended, or it was cut off).
-    #[inline]
+    /// The wire became free at `at`, earlier than the transmission on it planned (cut
+    /// off, or dropped by the MAC).
+    #[cold]
     fn wire_freed(&mut self, at: SimTime) {
         if let Some(idle) = self.idle.as_deref_mut() {
             idle.free_from(at);

@@ -19,6 +19,11 @@ type Result<T> = std::result::Result<T, ScenarioError>;
 /// The most ranks one job may have (each node keeps a count per pair of its ranks and
 /// the job's ranks).
 pub const MAX_RANKS: u32 = 4096;
+/// The largest size of one call (as a trace's `bytes` column allows).
+pub const MAX_CALL_BYTES: u64 = mpi::trace::MAX_CALL_BYTES;
+/// The most iterations of a synthetic benchmark (a job whose ranks all share one host and
+/// spend no time runs them all at one instant, inside one event).
+pub const MAX_ITERATIONS: u64 = 1_000_000_000;
 /// The most hosts one job may span (it has a flow per ordered pair of them).
 pub const MAX_JOB_NODES: usize = 256;
 
@@ -202,6 +207,18 @@ fn programs(spec: &MpiJobSpec, path: &str, ranks: u32) -> Result<Vec<Program>> {
     match (&spec.synthetic, &spec.trace) {
         (Some(b), None) => {
             let bytes = b.bytes.map_or(0, |b| b.0.get());
+            if bytes > MAX_CALL_BYTES {
+                return Err(ScenarioError::at(
+                    format!("{path}.synthetic.bytes"),
+                    format!("{bytes} B; expected at most {MAX_CALL_BYTES} B (1 TiB)"),
+                ));
+            }
+            if b.iterations > MAX_ITERATIONS {
+                return Err(ScenarioError::at(
+                    format!("{path}.synthetic.iterations"),
+                    format!("{}; expected at most {MAX_ITERATIONS}", b.iterations),
+                ));
+            }
             let call = match b.collective {
                 CollectiveSpec::Alltoall => Call::Alltoall { bytes },
                 CollectiveSpec::Allreduce => Call::Allreduce { bytes },

@@ -320,20 +320,9 @@ pub struct JobNodeResult {
     pub node: String,
     /// Ranks on it.
     pub ranks: u32,
-    /// Messages it sent to other hosts.
-    pub messages_sent: u64,
-    /// Their payload bytes.
-    pub bytes_sent: u64,
-    /// Frames they took.
-    pub frames_sent: u64,
-    /// Messages between its own ranks.
-    pub intra_messages: u64,
-    /// Their bytes.
-    pub intra_bytes: u64,
-    /// Messages it received whole from other hosts.
-    pub messages_received: u64,
-    /// Payload bytes it received.
-    pub bytes_received: u64,
+    /// What its ranks sent and received.
+    #[serde(flatten)]
+    pub counts: crate::app::mpi::MpiNodeStats,
     /// When its last rank finished, s from the job's start (`null` if unfinished).
     pub finished_s: Option<f64>,
 }
@@ -392,18 +381,11 @@ fn job_node_results(net: &Network) -> Vec<JobNodeResult> {
     for job in &net.jobs {
         for (&e, &host) in job.endpoints.iter().zip(&job.hosts) {
             let Some(n) = net.endpoints[e.index()].as_mpi() else { continue };
-            let s = n.stats();
             rows.push(JobNodeResult {
                 job: job.name.clone(),
                 node: net.names[host.index()].clone(),
                 ranks: n.local_ranks(),
-                messages_sent: s.messages_sent,
-                bytes_sent: s.bytes_sent,
-                frames_sent: s.frames_sent,
-                intra_messages: s.intra_messages,
-                intra_bytes: s.intra_bytes,
-                messages_received: s.messages_received,
-                bytes_received: s.bytes_received,
+                counts: n.stats(),
                 finished_s: n.finished_at().map(|f| (f - job.start).as_secs_f64()),
             });
         }

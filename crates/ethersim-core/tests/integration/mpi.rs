@@ -94,7 +94,7 @@ fn ranks_sharing_a_host_skip_the_network() {
     let flows: Vec<_> = s.flows.iter().filter(|f| f.name.starts_with("a2a:")).collect();
     assert_eq!(flows.len(), 2);
     assert!(flows.iter().all(|f| f.packets_sent == 40 && f.packets_received == 40 && f.in_flight == 0));
-    assert_eq!(s.job_nodes.iter().map(|n| n.messages_received).sum::<u64>(), 80);
+    assert_eq!(s.job_nodes.iter().map(|n| n.counts.messages_received).sum::<u64>(), 80);
 }
 
 #[test]

@@ -93,7 +93,7 @@ struct Message {
 }
 
 /// What a node's ranks sent and received.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct MpiNodeStats {
     /// Messages sent to ranks on other nodes.
     pub messages_sent: u64,

@@ -140,7 +140,7 @@ impl Call {
     pub fn bytes_sent(&self, rank: u32, ranks: u32) -> u64 {
         let mut sends = Vec::new();
         (0..self.step_count(ranks)).for_each(|s| self.step_sends(rank, ranks, s, &mut sends));
-        sends.iter().map(|&(_, b)| b).sum()
+        sends.iter().fold(0u64, |total, &(_, b)| total.saturating_add(b))
     }
 }
 

@@ -45,6 +45,9 @@ impl TraceError {
     }
 }
 
+/// The largest size of one call, bytes (1 TiB).
+pub const MAX_CALL_BYTES: u64 = 1 << 40;
+
 const COLUMNS: [&str; 5] = ["rank", "compute_us", "call", "bytes", "peers"];
 /// The longest compute time a trace may give (one day), us.
 const MAX_COMPUTE_US: f64 = 86_400e6;
@@ -88,7 +91,7 @@ fn row(record: &csv::StringRecord, line: u64, ranks: u32) -> Result<(u32, Op), T
     let bytes: u64 = if field(3).is_empty() {
         0
     } else {
-        field(3).parse().ok().filter(|&b| b <= 1 << 40).ok_or_else(|| {
+        field(3).parse().ok().filter(|&b| b <= MAX_CALL_BYTES).ok_or_else(|| {
             TraceError::at(line, format!("bytes {:?}; expected an integer from 0 to 2^40", field(3)))
         })?
     };

@@ -66,15 +66,10 @@ impl Network {
                     sched.arm(&mut e.timer, t, |generation| Event::EndpointWake { endpoint, generation });
                     return;
                 }
-                Next::WaitForBuffer => {
-                    if !e.waiting_for_buffer {
-                        e.waiting_for_buffer = true;
-                        self.host_mut(host).wait_for_buffer(endpoint);
+                next @ (Next::WaitForBuffer | Next::WaitForBufferOrWake(_)) => {
+                    if let Next::WaitForBufferOrWake(t) = next {
+                        sched.arm(&mut e.timer, t, |generation| Event::EndpointWake { endpoint, generation });
                     }
-                    return;
-                }
-                Next::WaitForBufferOrWake(t) => {
-                    sched.arm(&mut e.timer, t, |generation| Event::EndpointWake { endpoint, generation });
                     if !e.waiting_for_buffer {
                         e.waiting_for_buffer = true;
                         self.host_mut(host).wait_for_buffer(endpoint);
@@ -88,18 +83,27 @@ impl Network {
                 }
                 Next::Finished => {
                     if !e.finished {
-                        e.finished = true;
-                        if e.holds_run_open() {
-                            self.open_endpoints -= 1;
-                        }
-                        for k in 0..e.source_of.len() {
-                            let flow = self.endpoints[endpoint.index()].source_of[k];
-                            self.check_complete(now, flow);
-                        }
+                        self.endpoint_finished(now, endpoint);
                     }
                     return;
                 }
             }
+        }
+    }
+
+    /// `endpoint` has sent everything it ever will: the flows it is the source of may be
+    /// complete, and the run no longer waits for it. Out of line: it happens once per
+    /// endpoint, off the frame path.
+    #[inline(never)]
+    fn endpoint_finished(&mut self, now: crate::time::SimTime, endpoint: EndpointId) {
+        let e = &mut self.endpoints[endpoint.index()];
+        e.finished = true;
+        if e.holds_run_open() {
+            self.open_endpoints -= 1;
+        }
+        for k in 0..e.source_of.len() {
+            let flow = self.endpoints[endpoint.index()].source_of[k];
+            self.check_complete(now, flow);
         }
     }
 
