@@ -117,7 +117,7 @@ fn job(
             flow_to: flow_of[(a * n) as usize..((a + 1) * n) as usize].to_vec(),
             segment,
             overhead,
-            keep_op_ends: a == 0,
+            time_calls: a == 0,
         };
         let local: Vec<Program> = programs.by_ref().take(per_node as usize).collect();
         let node = MpiNode::new(place, local, start);

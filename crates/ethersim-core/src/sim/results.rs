@@ -327,9 +327,6 @@ pub struct JobNodeResult {
     pub finished_s: Option<f64>,
 }
 
-/// Batches the batch means of operation times are formed from.
-const OPERATION_BATCHES: usize = 20;
-
 fn job_results(net: &Network) -> Vec<JobResult> {
     net.jobs
         .iter()
@@ -342,15 +339,8 @@ fn job_results(net: &Network) -> Vec<JobResult> {
             let (messages, bytes) = (sum(|s| s.messages_sent), sum(|s| s.bytes_sent));
             let finished: Option<SimTime> =
                 nodes.iter().try_fold(SimTime::ZERO, |t, n| n.finished_at().map(|f| f.max(t)));
-            // Rank 0 is on the job's first node, which keeps its operation ends.
-            let ends = nodes.first().map_or(&[][..], |n| n.op_ends());
-            let times: Vec<f64> = ends.windows(2).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
-            let mut moments = crate::stats::Moments::default();
-            for &t in &times {
-                moments.add(t);
-            }
-            let batch = times.len().div_ceil(OPERATION_BATCHES).max(1);
-            let batches = times.len() / batch;
+            // Rank 0 is on the job's first node, which times its calls.
+            let timing = nodes.first().and_then(|n| n.call_timing());
             JobResult {
                 name: job.name.clone(),
                 ranks: job.ranks,
@@ -366,11 +356,9 @@ fn job_results(net: &Network) -> Vec<JobResult> {
                 intra_messages: sum(|s| s.intra_messages),
                 communications_per_node: messages as f64 / job.hosts.len() as f64,
                 mean_bytes: if messages == 0 { 0.0 } else { bytes as f64 / messages as f64 },
-                operation_mean_s: (!times.is_empty()).then(|| moments.mean()),
-                operation_std_s: (!times.is_empty()).then(|| moments.std_dev()),
-                operation_batch_means_s: (0..batches)
-                    .map(|b| times[b * batch..(b + 1) * batch].iter().sum::<f64>() / batch as f64)
-                    .collect(),
+                operation_mean_s: timing.and_then(crate::app::mpi::CallTiming::mean_s),
+                operation_std_s: timing.and_then(crate::app::mpi::CallTiming::std_s),
+                operation_batch_means_s: timing.map_or_else(Vec::new, |t| t.batch_means_s().to_vec()),
             }
         })
         .collect()

@@ -11,10 +11,12 @@
 
 pub mod node;
 pub mod program;
+pub mod timing;
 pub mod trace;
 
 pub use node::{MpiNode, MpiNodeStats, Overhead, Placement};
 pub use program::{Call, Op, Program, CALL_NAMES};
+pub use timing::CallTiming;
 
 use crate::ids::{EndpointId, NodeId};
 use crate::time::SimTime;

@@ -19,6 +19,7 @@
 use std::collections::VecDeque;
 
 use super::program::{Call, Program};
+use super::timing::CallTiming;
 use crate::app::{Next, Outgoing};
 use crate::ids::FlowId;
 use crate::time::{Duration, SimTime};
@@ -55,8 +56,8 @@ pub struct Placement {
     pub segment: u64,
     /// Software overhead per call.
     pub overhead: Overhead,
-    /// Whether to keep the end time of every call of the node's first rank.
-    pub keep_op_ends: bool,
+    /// Whether to time the calls of the node's first rank.
+    pub time_calls: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,7 +125,7 @@ pub struct MpiNode {
     taken: Vec<u32>,
     stats: MpiNodeStats,
     sends: Vec<(u32, u64)>,
-    op_ends: Vec<SimTime>,
+    timing: Option<Box<CallTiming>>,
 }
 
 impl MpiNode {
@@ -148,6 +149,9 @@ impl MpiNode {
             })
             .collect();
         let cells = ranks.len() * place.ranks as usize;
+        let timing = (place.time_calls)
+            .then(|| ranks.first().map(|r| Box::new(CallTiming::new(r.program.calls()))))
+            .flatten();
         MpiNode {
             place,
             first_rank,
@@ -157,7 +161,7 @@ impl MpiNode {
             taken: vec![0; cells],
             stats: MpiNodeStats::default(),
             sends: Vec::new(),
-            op_ends: Vec::new(),
+            timing,
         }
     }
 
@@ -261,8 +265,8 @@ impl MpiNode {
         // The times between calls: an operation that is compute alone (a program's tail)
         // ends no call.
         let made_call = r.program.op(r.op).is_some_and(|(_, c)| *c != Call::None);
-        if i == 0 && self.place.keep_op_ends && made_call {
-            self.op_ends.push(now);
+        if let (0, true, Some(timing)) = (i, made_call, self.timing.as_deref_mut()) {
+            timing.call_ended(now);
         }
         r.op += 1;
         if let Some((compute, _)) = r.program.op(r.op) {
@@ -329,9 +333,9 @@ impl MpiNode {
         self.ranks.first().map_or(0, |r| r.op)
     }
 
-    /// The end time of every call of the node's first rank, if kept.
-    pub fn op_ends(&self) -> &[SimTime] {
-        &self.op_ends
+    /// The times between the calls of the node's first rank, if timed.
+    pub fn call_timing(&self) -> Option<&CallTiming> {
+        self.timing.as_deref()
     }
 
     /// The ranks on the node.
@@ -354,7 +358,7 @@ mod tests {
             flow_to,
             segment: 1000,
             overhead: Overhead { fixed: Duration::from_us(1), per_byte_ps: 10 },
-            keep_op_ends: true,
+            time_calls: true,
         };
         let program = Program::Synthetic { call, sleep: Duration::from_us(3), iterations };
         let local = (ranks - index * per_node).min(per_node);
@@ -373,7 +377,9 @@ mod tests {
         assert_eq!(n.poll(SimTime(5_006_000), true), Next::SleepUntil(SimTime(8_006_000)));
         assert_eq!(n.poll(SimTime(8_006_000), true), Next::Finished);
         assert_eq!(n.finished_at(), Some(SimTime(8_006_000)));
-        assert_eq!(n.op_ends(), &[SimTime(1_003_000), SimTime(5_006_000)]);
+        // Two calls, 4.003 us apart (the 3 us sleep and the second call's overhead).
+        let timing = n.call_timing().expect("timed");
+        assert_eq!((timing.count(), timing.batch_means_s()), (1, &[4.003e-6][..]));
         assert_eq!(n.stats().messages_sent, 0);
     }
 
@@ -427,7 +433,7 @@ mod tests {
             flow_to: vec![FlowId::NONE, FlowId(0)],
             segment: 1000,
             overhead: Overhead { fixed: Duration::from_us(1), per_byte_ps: 10 },
-            keep_op_ends: false,
+            time_calls: false,
         };
         let send = |compute: u64, to: u32| {
             Program::Trace(vec![super::super::Op {

@@ -199,6 +199,14 @@ impl Program {
         }
     }
 
+    /// The number of calls (operations other than compute alone).
+    pub fn calls(&self) -> u64 {
+        match self {
+            Program::Synthetic { iterations, .. } => *iterations,
+            Program::Trace(ops) => ops.iter().filter(|o| o.call != Call::None).count() as u64,
+        }
+    }
+
     /// Whether it does nothing.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
