@@ -1,4 +1,4 @@
-//! Open-loop packet sources: constant rate and Poisson.
+//! Open-loop packet sources: constant rate, Poisson, and on/off bursts.
 //!
 //! A source generates packets at its own instants whatever the network does. A packet
 //! generated while the host has no free transmit buffer is lost at the sender and
@@ -25,6 +25,19 @@ pub enum Arrivals {
         /// Mean time between packets.
         mean_interval: Duration,
     },
+    /// Bursty on/off traffic: one burst at the start of every `period` (counted from the
+    /// source's start), lasting an exponential time of mean `mean_burst` (at most the
+    /// period), with a packet every `interval` from the burst's start while the burst
+    /// lasts (a packet starting within the burst is sent whole, so every burst sends at
+    /// least one).
+    OnOff {
+        /// Time between packets during a burst.
+        interval: Duration,
+        /// Time from one burst's start to the next's.
+        period: Duration,
+        /// Mean length of a burst.
+        mean_burst: Duration,
+    },
 }
 
 /// A constant-rate or Poisson packet source.
@@ -41,18 +54,55 @@ pub struct PacketSource {
     generated: u64,
     send_drops: u64,
     next_at: Option<SimTime>,
+    /// On/off: the start of the current cycle and the end of its burst.
+    cycle: SimTime,
+    burst_end: SimTime,
 }
 
 impl PacketSource {
     /// A source with the given arrivals, limits and payload.
     pub fn new(arrivals: Arrivals, stop: Option<SimTime>, count: Option<u64>, payload: u32) -> Self {
-        PacketSource { arrivals, stop, count, payload, generated: 0, send_drops: 0, next_at: None }
+        PacketSource {
+            arrivals,
+            stop,
+            count,
+            payload,
+            generated: 0,
+            send_drops: 0,
+            next_at: None,
+            cycle: SimTime::ZERO,
+            burst_end: SimTime::ZERO,
+        }
     }
 
-    fn gap(&self, rng: &mut Stream) -> Duration {
+    /// The first packet's instant for a source starting at `now`.
+    fn first_instant(&mut self, now: SimTime, rng: &mut Stream) -> SimTime {
         match self.arrivals {
-            Arrivals::Constant { interval } => interval,
-            Arrivals::Poisson { mean_interval } => rng::exponential(rng, mean_interval),
+            Arrivals::Constant { .. } => now,
+            // A Poisson source sends after a first gap.
+            Arrivals::Poisson { mean_interval } => now + rng::exponential(rng, mean_interval),
+            Arrivals::OnOff { period, mean_burst, .. } => {
+                self.cycle = now;
+                self.burst_end = now + rng::exponential(rng, mean_burst).min(period);
+                now
+            }
+        }
+    }
+
+    /// The instant of the packet after the one at `t`.
+    fn next_instant(&mut self, t: SimTime, rng: &mut Stream) -> SimTime {
+        match self.arrivals {
+            Arrivals::Constant { interval } => t + interval,
+            Arrivals::Poisson { mean_interval } => t + rng::exponential(rng, mean_interval),
+            Arrivals::OnOff { interval, period, mean_burst } => {
+                let next = t + interval;
+                if next < self.burst_end {
+                    return next;
+                }
+                self.cycle += period;
+                self.burst_end = self.cycle + rng::exponential(rng, mean_burst).min(period);
+                self.cycle
+            }
         }
     }
 
@@ -64,8 +114,7 @@ impl PacketSource {
         let next_at = if let Some(t) = self.next_at {
             t
         } else {
-            // A constant-rate source sends at its start; a Poisson one after a first gap.
-            let first = if let Arrivals::Poisson { .. } = self.arrivals { now + self.gap(rng) } else { now };
+            let first = self.first_instant(now, rng);
             *self.next_at.insert(first)
         };
         if self.exhausted(next_at) {
@@ -93,9 +142,8 @@ impl PacketSource {
     pub(super) fn advance(&mut self, rng: &mut Stream) -> u64 {
         let seq = self.generated;
         self.generated += 1;
-        let gap = self.gap(rng);
-        if let Some(t) = self.next_at.as_mut() {
-            *t += gap;
+        if let Some(t) = self.next_at {
+            self.next_at = Some(self.next_instant(t, rng));
         }
         seq
     }
@@ -123,11 +171,55 @@ impl PacketSource {
         self.send_drops
     }
 
-    /// `constant_rate` or `poisson`.
+    /// `constant_rate`, `poisson` or `on_off`.
     pub fn kind_name(&self) -> &'static str {
         match self.arrivals {
             Arrivals::Constant { .. } => "constant_rate",
             Arrivals::Poisson { .. } => "poisson",
+            Arrivals::OnOff { .. } => "on_off",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn on_off_bursts_start_each_period_and_send_while_they_last() {
+        let (interval, period, mean_burst) =
+            (Duration::from_ms(1), Duration::from_secs(1), Duration::from_ms(100));
+        let mut src = PacketSource::new(Arrivals::OnOff { interval, period, mean_burst }, None, None, 1000);
+        let mut rng = rng::stream(3, "on-off");
+        let start = SimTime::ZERO + Duration::from_ms(5);
+        let cycles = 2000u64;
+        let mut per_cycle = vec![0u64; cycles as usize];
+        let mut t = start;
+        loop {
+            match src.poll(t, true, &mut rng) {
+                Next::SleepUntil(at) => t = at,
+                Next::Send => {
+                    let k = (t.saturating_since(start).as_ps() / period.as_ps()) as usize;
+                    if k >= per_cycle.len() {
+                        break;
+                    }
+                    let offset = t.saturating_since(start).as_ps() % period.as_ps();
+                    assert_eq!(offset % interval.as_ps(), 0, "packets every interval from the cycle's start");
+                    assert_eq!(offset / interval.as_ps(), per_cycle[k], "no gap within a burst");
+                    per_cycle[k] += 1;
+                    src.advance(&mut rng);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        // Packets in a burst of length X ~ Exp(μ), capped at the period P: those starting
+        // at kI < min(X, P), so E = Σ_{k<P/I} P(X > kI) = (1 − e^{−P/μ}) / (1 − e^{−I/μ}).
+        let q = (-interval.as_secs_f64() / mean_burst.as_secs_f64()).exp();
+        let expected = (1.0 - (-period.as_secs_f64() / mean_burst.as_secs_f64()).exp()) / (1.0 - q);
+        let n = per_cycle.len() as f64;
+        let mean = per_cycle.iter().sum::<u64>() as f64 / n;
+        let var = per_cycle.iter().map(|&c| (c as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        assert!(per_cycle.iter().all(|&c| c >= 1), "every burst sends at least one packet");
+        assert!((mean - expected).abs() < 4.0 * (var / n).sqrt(), "{mean} vs {expected}");
     }
 }

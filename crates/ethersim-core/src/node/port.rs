@@ -47,6 +47,9 @@ pub struct PortStats {
     pub wire_losses: u64,
     /// Time spent on completed transmissions (preamble through gap), ps.
     pub busy_ps: u64,
+    /// Bytes of the data frames that arrived to be queued, queued or dropped (the
+    /// offered load).
+    pub offered_bytes: u64,
 }
 
 /// The variation of a host's interrupt service time: uniform in [0, span).
@@ -175,6 +178,7 @@ impl Port {
 
     /// Queues a data frame; a full queue drops it (drop-tail) and hands its packet back.
     pub fn enqueue(&mut self, now: SimTime, frame: Queued) -> Result<(), Queued> {
+        self.stats.offered_bytes += u64::from(frame.len);
         self.queue.enqueue(now, frame).map_err(|_| {
             self.stats.drops += 1;
             self.stats.dropped_bytes += u64::from(frame.len);
@@ -425,7 +429,12 @@ impl Port {
         self.stats.control_received += 1;
     }
 
-    /// The data frames waiting, as a policy sees them.
+    /// Bytes of the data frames that arrived to be queued so far, queued or dropped.
+    pub fn offered_bytes(&self) -> u64 {
+        self.stats.offered_bytes
+    }
+
+    /// What a policy sees of the queue: frames and bytes waiting.
     pub fn view(&self) -> QueueView {
         QueueView { frames: self.queue.len(), bytes: self.queue.waiting_bytes() }
     }

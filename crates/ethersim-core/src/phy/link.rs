@@ -273,6 +273,8 @@ pub struct Link {
     pub rate_switching: Option<Box<super::RateSwitching>>,
     /// Energy Efficient Ethernet, if the link's PHYs have Low Power Idle.
     pub eee: Option<Box<super::LinkEee>>,
+    /// Capacity redrawn at random over time, if it varies.
+    pub capacity: Option<Box<super::CapacityProcess>>,
 }
 
 impl Link {
@@ -291,6 +293,7 @@ impl Link {
             loss: None,
             rate_switching: None,
             eee: None,
+            capacity: None,
         }
     }
 
@@ -305,6 +308,7 @@ impl Link {
             loss: None,
             rate_switching: None,
             eee: None,
+            capacity: None,
         }
     }
 

@@ -1,18 +1,23 @@
 //! What a link's physical layer does over time: links as objects (a channel, its two
 //! directions, the frames on the cable), the transmit gate every port asks before it
-//! sends, scheduled outages, frame loss and link-rate switching. Low Power Idle states
-//! belong here as they arrive; each mechanism closes the gate through its own [`Closer`].
+//! sends, scheduled outages, frame loss, link-rate switching and capacity scaling (with
+//! practRA and power models), capacity that varies over time, and Low Power Idle; each
+//! mechanism that darkens a port closes its gate through its own [`Closer`].
 
 pub mod bus;
+pub mod capacity;
 pub mod csma;
 pub mod gate;
 pub mod link;
 pub mod loss;
 pub mod lpi;
 pub mod outage;
+pub mod power;
+pub mod practra;
 pub mod rate;
 
 pub use bus::{Bus, MacState, MacStep};
+pub use capacity::CapacityProcess;
 pub use gate::{Closer, FrameClass, GateState, TxGate};
 pub use link::{Arrived, Channel, Direction, Link, Sent, TxId, TxTiming};
 pub use loss::{LossModel, ScriptedLoss};
@@ -21,4 +26,6 @@ pub use lpi::{
     LpiTotals, LpiUnit, Pending, When,
 };
 pub use outage::{Outage, OutageSchedule};
+pub use power::PowerModel;
+pub use practra::{PractRa, PractRaSettings};
 pub use rate::{AlrPolicy, LinkView, RatePolicy, RatePolicyKind, RateSwitch, RateSwitching, ScheduledRates};

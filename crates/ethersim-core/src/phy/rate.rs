@@ -11,14 +11,25 @@
 //!
 //! Policies implement [`RatePolicy`]: they see the link's two output queues at each of
 //! their moments (a frame queued, a frame started, a port gone idle) and may keep a
-//! timer. Built in: a fixed schedule ([`ScheduledRates`]) and the ALR dual-threshold
-//! buffer policy ([`AlrPolicy`]); [`RatePolicyKind::Custom`] takes any other.
+//! timer. Built in: a fixed schedule ([`ScheduledRates`]), the ALR dual-threshold
+//! buffer policy ([`AlrPolicy`]), practRA ([`PractRa`]) and none at all (a fixed rate,
+//! the run a capacity-scaling run is paired with); [`RatePolicyKind::Custom`] takes any
+//! other.
+//!
+//! Capacity scaling uses the same mechanism on one direction: a router output port whose
+//! service rate changes ([`RateSwitching::scaled_end`]), with the other direction left
+//! alone. Two changes may be kept a minimum interval apart (practRA's mRCI); a change a
+//! policy asks for sooner is asked again when the interval is over. A power model
+//! ([`PowerModel`]) gives the port's energy over the run.
 
 use std::fmt;
 
 use crate::engine::Timer;
 use crate::node::QueueView;
 use crate::time::{BitRate, Duration, SimTime};
+
+use super::power::PowerModel;
+use super::practra::PractRa;
 
 /// What a rate policy sees of its link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,6 +40,9 @@ pub struct LinkView {
     pub rates: usize,
     /// The data frames waiting at each end's output (not counting a frame on the wire).
     pub queues: [QueueView; 2],
+    /// Bytes of the data frames that have arrived at each end's output so far, queued or
+    /// dropped (the offered load, for policies that predict the arrival rate).
+    pub offered: [u64; 2],
 }
 
 /// A policy choosing a link's rate. Rates are named by their index in the link's rates,
@@ -120,6 +134,11 @@ pub enum RatePolicyKind {
     Schedule(ScheduledRates),
     /// ALR dual thresholds.
     Alr(AlrPolicy),
+    /// practRA (capacity scaling).
+    PractRa(PractRa),
+    /// No policy: the link keeps its rate (the mechanism's accounting, power included,
+    /// without its changes).
+    Fixed,
     /// Any other policy.
     Custom(Box<dyn RatePolicy>),
 }
@@ -129,6 +148,8 @@ impl RatePolicyKind {
         match self {
             RatePolicyKind::Schedule(p) => p.on_queue(now, link),
             RatePolicyKind::Alr(p) => p.on_queue(now, link),
+            RatePolicyKind::PractRa(p) => p.on_queue(now, link),
+            RatePolicyKind::Fixed => None,
             RatePolicyKind::Custom(p) => p.on_queue(now, link),
         }
     }
@@ -137,6 +158,8 @@ impl RatePolicyKind {
         match self {
             RatePolicyKind::Schedule(p) => p.on_timer(now, link),
             RatePolicyKind::Alr(p) => p.on_timer(now, link),
+            RatePolicyKind::PractRa(p) => p.on_timer(now, link),
+            RatePolicyKind::Fixed => None,
             RatePolicyKind::Custom(p) => p.on_timer(now, link),
         }
     }
@@ -145,13 +168,15 @@ impl RatePolicyKind {
         match self {
             RatePolicyKind::Schedule(p) => p.next_timer(),
             RatePolicyKind::Alr(p) => p.next_timer(),
+            RatePolicyKind::PractRa(p) => p.next_timer(),
+            RatePolicyKind::Fixed => None,
             RatePolicyKind::Custom(p) => p.next_timer(),
         }
     }
 
-    /// Whether the policy looks at queues at all (a schedule does not).
+    /// Whether the policy looks at queues at all (a schedule and a fixed rate do not).
     pub fn watches_queues(&self) -> bool {
-        !matches!(self, RatePolicyKind::Schedule(_))
+        !matches!(self, RatePolicyKind::Schedule(_) | RatePolicyKind::Fixed)
     }
 }
 
@@ -186,6 +211,21 @@ pub struct RateSwitching {
     time_at: Vec<Duration>,
     switches: u64,
     dark: Duration,
+    /// The only direction whose rate changes, by the end that transmits on it (`None`:
+    /// both, the whole link).
+    scaled_end: Option<usize>,
+    /// The least time from one change's request to the next's.
+    min_interval: Duration,
+    /// The instant of the last change's request.
+    last_change: Option<SimTime>,
+    /// A change asked for within `min_interval` of the last, asked again at this instant:
+    /// (instant, the rate asked for).
+    retry: Option<(SimTime, usize)>,
+    /// Watts at each rate, if the link has a power model.
+    watts: Option<Vec<f64>>,
+    /// Energy of the changes begun, each dark time at the higher of its two rates' power, J.
+    dark_energy_j: f64,
+    last_dark_w: f64,
 }
 
 impl RateSwitching {
@@ -206,6 +246,75 @@ impl RateSwitching {
             time_at: vec![Duration::ZERO; n],
             switches: 0,
             dark: Duration::ZERO,
+            scaled_end: None,
+            min_interval: Duration::ZERO,
+            last_change: None,
+            retry: None,
+            watts: None,
+            dark_energy_j: 0.0,
+            last_dark_w: 0.0,
+        }
+    }
+
+    /// Changes only the direction `end` transmits on (a router's output port).
+    #[must_use]
+    pub fn scaling_one_direction(mut self, end: usize) -> Self {
+        self.scaled_end = Some(end);
+        self
+    }
+
+    /// Keeps the requests of two changes at least `interval` apart.
+    #[must_use]
+    pub fn with_min_interval(mut self, interval: Duration) -> Self {
+        self.min_interval = interval;
+        self
+    }
+
+    /// Accounts the energy of the scaled ports by `model`.
+    #[must_use]
+    pub fn with_power(mut self, model: &PowerModel) -> Self {
+        self.watts = Some(model.watts(&self.rates));
+        self
+    }
+
+    /// The direction that changes rate alone, if only one does.
+    pub fn scaled_end(&self) -> Option<usize> {
+        self.scaled_end
+    }
+
+    /// Whether the direction transmitted by `end` changes rate.
+    pub fn scales(&self, end: usize) -> bool {
+        self.scaled_end.is_none_or(|e| e == end)
+    }
+
+    /// When a change may next be requested (the minimum interval after the last).
+    pub fn earliest_change(&self) -> SimTime {
+        self.last_change.map_or(SimTime::ZERO, |t| t + self.min_interval)
+    }
+
+    /// Notes that a change to `target` asked for at `now` must wait for the minimum
+    /// interval; returns when it is asked again.
+    pub fn defer(&mut self, target: usize) -> SimTime {
+        let at = self.earliest_change();
+        self.retry = Some((at, target));
+        at
+    }
+
+    /// The deferred change due by `now`, if one is (taken: it is asked once).
+    pub fn take_retry(&mut self, now: SimTime) -> Option<usize> {
+        let (at, target) = self.retry.filter(|&(at, _)| at <= now)?;
+        let _ = at;
+        self.retry = None;
+        Some(target)
+    }
+
+    /// When the link next needs its timer: the policy's, or a deferred change's.
+    pub fn next_wake(&mut self) -> Option<SimTime> {
+        let policy = self.policy.next_timer();
+        let retry = self.retry.map(|(at, _)| at);
+        match (policy, retry) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
     }
 
@@ -225,8 +334,8 @@ impl RateSwitching {
     }
 
     /// The view a policy gets, with the ends' `queues`.
-    pub fn view(&self, queues: [QueueView; 2]) -> LinkView {
-        LinkView { rate_index: self.current, rates: self.rates.len(), queues }
+    pub fn view(&self, queues: [QueueView; 2], offered: [u64; 2]) -> LinkView {
+        LinkView { rate_index: self.current, rates: self.rates.len(), queues, offered }
     }
 
     /// Asks the policy about a queue moment; returns the rate index it wants, if any.
@@ -254,11 +363,17 @@ impl RateSwitching {
             self.time_at[i] = self.time_at[i] + until.saturating_since(from);
         }
         self.before_switch = Some((self.current, self.since, dark_from));
+        if let Some(w) = &self.watts {
+            self.last_dark_w = w[self.current].max(w[target]);
+            self.dark_energy_j += self.last_dark_w * self.switch_time.as_secs_f64();
+        }
         self.current = target;
         self.since = dark_until;
         self.dark_until = dark_until;
         self.switches += 1;
         self.dark = self.dark + self.switch_time;
+        self.last_change = Some(now);
+        self.retry = None;
         RateSwitch { rate: self.rates[target], dark_from, dark_until }
     }
 
@@ -289,6 +404,21 @@ impl RateSwitching {
         t
     }
 
+    /// Energy of a scaled port within `[0, end]` by the power model, J: each rate's
+    /// power over the time carrying frames at it, and each change's dark time at the
+    /// higher of its two rates' power. `None` without a power model.
+    pub fn energy_j(&self, end: SimTime) -> Option<f64> {
+        let w = self.watts.as_ref()?;
+        let carrying: f64 = self.time_at_rates(end).iter().zip(w).map(|(t, p)| t.as_secs_f64() * p).sum();
+        let beyond = self.dark_until.saturating_since(end).min(self.switch_time);
+        Some(carrying + self.dark_energy_j - beyond.as_secs_f64() * self.last_dark_w)
+    }
+
+    /// Energy of the same port at its fastest rate throughout `[0, end]`, J.
+    pub fn energy_at_fastest_j(&self, end: SimTime) -> Option<f64> {
+        self.watts.as_ref().and_then(|w| w.last()).map(|p| p * end.as_secs_f64())
+    }
+
     /// When the policy's timer is due, if it is armed.
     pub fn timer_due(&self) -> Option<SimTime> {
         self.timer.deadline()
@@ -304,6 +434,7 @@ mod tests {
             rate_index,
             rates: 2,
             queues: [QueueView { frames: 0, bytes: a }, QueueView { frames: 0, bytes: b }],
+            offered: [0, 0],
         }
     }
 

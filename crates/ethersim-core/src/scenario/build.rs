@@ -14,9 +14,9 @@ use crate::node::{
 };
 use crate::phy::csma::{Geometry, Medium};
 use crate::phy::{
-    AlrPolicy, Bus, Coalescing, IdleTimeout, Immediate, Link, LinkEee, LossModel, Lpi, LpiPolicyKind,
-    LpiProfile, LpiUnit, Outage, OutageSchedule, Pending, RatePolicyKind, RateSwitching, ScheduledRates,
-    ScriptedLoss,
+    AlrPolicy, Bus, CapacityProcess, Coalescing, IdleTimeout, Immediate, Link, LinkEee, LossModel, Lpi,
+    LpiPolicyKind, LpiProfile, LpiUnit, Outage, OutageSchedule, Pending, PowerModel, PractRa,
+    PractRaSettings, RatePolicyKind, RateSwitching, ScheduledRates, ScriptedLoss,
 };
 use crate::sim::{Flow, MeasureWindow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::stats::SeriesLimits;
@@ -27,8 +27,8 @@ use crate::wire::{ethernet, icmp, ip, mac_control, tcp, udp, Role as End};
 use super::error::ScenarioError;
 use super::schema::{
     AppSpec, BufferSpec, EeeSpec, EmptySpec, FlowDirection, HostSpec, LinkSpec, LossSpec, LpiPolicySpec,
-    PhyType, PingSpec, RatePolicySpec, RateSwitchingSpec, SaturatingSpec, Scenario, SegmentSpec, SourceSpec,
-    TcpBulkSpec, TcpSpec, UdpFileSpec,
+    OnOffSpec, PhyType, PingSpec, PowerModelSpec, RatePolicySpec, RateSwitchingSpec, SaturatingSpec,
+    Scenario, SegmentSpec, SourceSpec, TcpBulkSpec, TcpSpec, UdpFileSpec,
 };
 use super::topology::{Role, Topology};
 
@@ -121,9 +121,10 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let mut ports = ports(s, &topo)?;
     flow_control(s, &topo, &mut ports)?;
     for l in &links {
-        let rate = l.rate_switching.as_ref().is_some_and(|r| r.policy.watches_queues());
-        for p in l.ends {
-            if rate {
+        let rate = l.rate_switching.as_ref().filter(|r| r.policy.watches_queues());
+        for (end, p) in l.ends.into_iter().enumerate() {
+            // A policy scaling one output port watches that port's queue alone.
+            if rate.is_some_and(|r| r.scales(end)) {
                 ports[p.index()].hooks |= Port::HOOK_RATE;
             }
             if l.eee.is_some() {
@@ -244,6 +245,9 @@ fn links(s: &Scenario) -> Result<Vec<Link>> {
             if let Some(rs) = &spec.rate_switching {
                 link.rate_switching =
                     Some(Box::new(rate_switching(spec, rs, &format!("links[{i}].rate_switching"))?));
+            }
+            if let Some(c) = capacity(s, spec, i)? {
+                link.capacity = Some(Box::new(c));
             }
             Ok(link)
         })
@@ -380,7 +384,8 @@ fn lpi_policy(spec: &LpiPolicySpec, path: &str) -> Result<LpiPolicyKind> {
     })
 }
 
-/// A link's rates (slowest first) and policy, each checked.
+/// A link's rates (slowest first), policy, scaled direction, minimum interval and power
+/// model, each checked.
 fn rate_switching(link: &LinkSpec, spec: &RateSwitchingSpec, path: &str) -> Result<RateSwitching> {
     let mut rates: Vec<BitRate> = spec.rates.iter().map(|r| r.0).collect();
     rates.sort_unstable();
@@ -397,6 +402,22 @@ fn rate_switching(link: &LinkSpec, spec: &RateSwitchingSpec, path: &str) -> Resu
         })
     };
     let initial = index_of(link.rate.0, &format!("{path}.rates"))?;
+    let scaled_end = spec
+        .from
+        .as_deref()
+        .map(|node| {
+            link.between.iter().position(|n| n == node).ok_or_else(|| {
+                ScenarioError::at(
+                    format!("{path}.from"),
+                    format!(
+                        "{node:?} is not an end of this link; expected {:?} or {:?}",
+                        link.between[0], link.between[1]
+                    ),
+                )
+            })
+        })
+        .transpose()?;
+    let switch_time = spec.switch_time.0;
     let policy = match &spec.policy {
         RatePolicySpec::Schedule(sched) => {
             let mut entries = Vec::with_capacity(sched.changes.len());
@@ -420,8 +441,162 @@ fn rate_switching(link: &LinkSpec, spec: &RateSwitchingSpec, path: &str) -> Resu
             }
             RatePolicyKind::Alr(AlrPolicy { high, low })
         }
+        RatePolicySpec::Practra(p) => practra(p, scaled_end, switch_time, &rates, path)?,
+        RatePolicySpec::Fixed(EmptySpec {}) => RatePolicyKind::Fixed,
     };
-    Ok(RateSwitching::new(rates, initial, spec.switch_time.0, policy))
+    let mut rs = RateSwitching::new(rates.clone(), initial, switch_time, policy);
+    if let Some(end) = scaled_end {
+        rs = rs.scaling_one_direction(end);
+    }
+    if let Some(min) = spec.min_interval.map(|d| d.0) {
+        if min < switch_time {
+            return Err(ScenarioError::at(
+                format!("{path}.min_interval"),
+                format!("{min} is below switch_time ({switch_time}); expected at least the dark time"),
+            ));
+        }
+        rs = rs.with_min_interval(min);
+    }
+    if let Some(power) = &spec.power {
+        rs = rs.with_power(&power_model(power, spec, &rates, &format!("{path}.power"))?);
+    }
+    Ok(rs)
+}
+
+/// practRA's settings, checked, with the defaults of docs/capacity-scaling.md.
+fn practra(
+    p: &super::schema::PractRaSpec,
+    scaled_end: Option<usize>,
+    switch_time: Duration,
+    rates: &[BitRate],
+    path: &str,
+) -> Result<RatePolicyKind> {
+    let Some(end) = scaled_end else {
+        return Err(ScenarioError::at(
+            format!("{path}.from"),
+            "missing; practRA scales one output port: name the node whose port it is",
+        ));
+    };
+    let delay_bound = p.delay_bound.map_or(Duration::from_ms(PRACTRA_DELAY_BOUND_MS), |d| d.0);
+    if delay_bound <= switch_time {
+        return Err(ScenarioError::at(
+            format!("{path}.policy.delay_bound"),
+            format!("{delay_bound} is not above switch_time ({switch_time}); expected d > δ"),
+        ));
+    }
+    let weight = p.weight.unwrap_or(PRACTRA_WEIGHT);
+    if !(weight > 0.0 && weight <= 1.0) {
+        return Err(ScenarioError::at(
+            format!("{path}.policy.weight"),
+            format!("{weight} is not a weight; expected a number in (0, 1]"),
+        ));
+    }
+    let sample = p.sample_interval.map_or(Duration::from_ms(PRACTRA_SAMPLE_MS), |d| d.0);
+    if sample == Duration::ZERO {
+        return Err(ScenarioError::at(format!("{path}.policy.sample_interval"), "must be greater than 0 s"));
+    }
+    let settings = PractRaSettings { delay_bound, dark: switch_time, weight, sample, end };
+    Ok(RatePolicyKind::PractRa(PractRa::new(settings, rates)))
+}
+
+/// practRA's default delay bound, ms (docs/capacity-scaling.md says why).
+const PRACTRA_DELAY_BOUND_MS: u64 = 100;
+/// practRA's default weight of the newest arrival-rate sample.
+const PRACTRA_WEIGHT: f64 = 0.25;
+/// practRA's default sampling interval, ms.
+const PRACTRA_SAMPLE_MS: u64 = 10;
+
+/// A power model, checked: finite, non-negative watts, Ps ≤ Pmax, φ ≥ 1, a table entry
+/// per rate (reordered slowest first, as `rates` are).
+fn power_model(
+    spec: &PowerModelSpec,
+    rs: &RateSwitchingSpec,
+    rates: &[BitRate],
+    path: &str,
+) -> Result<PowerModel> {
+    let watts_ok = |w: f64, key: &str| -> Result<f64> {
+        if w.is_finite() && w >= 0.0 {
+            Ok(w)
+        } else {
+            Err(ScenarioError::at(format!("{path}.{key}"), format!("{w} is not a power; expected watts ≥ 0")))
+        }
+    };
+    let static_and_max = |st: f64, max: f64| -> Result<(f64, f64)> {
+        let (st, max) = (watts_ok(st, "static_w")?, watts_ok(max, "max_w")?);
+        if st > max {
+            return Err(ScenarioError::at(
+                format!("{path}.static_w"),
+                format!("{st} W is above max_w ({max} W); expected Ps ≤ Pmax"),
+            ));
+        }
+        Ok((st, max))
+    };
+    Ok(match spec {
+        PowerModelSpec::Linear(l) => {
+            let (static_w, max_w) = static_and_max(l.static_w, l.max_w)?;
+            PowerModel::Linear { static_w, max_w }
+        }
+        PowerModelSpec::Cubic(c) => {
+            let (static_w, max_w) = static_and_max(c.static_w, c.max_w)?;
+            if !(c.max_scaling.is_finite() && c.max_scaling >= 1.0) {
+                return Err(ScenarioError::at(
+                    format!("{path}.max_scaling"),
+                    format!("{} is not a scaling factor; expected φ ≥ 1", c.max_scaling),
+                ));
+            }
+            PowerModel::Cubic { static_w, max_w, max_scaling: c.max_scaling }
+        }
+        PowerModelSpec::Table(t) => {
+            if t.watts.len() != rs.rates.len() {
+                return Err(ScenarioError::at(
+                    format!("{path}.watts"),
+                    format!("{} values for {} rates; expected one per rate", t.watts.len(), rs.rates.len()),
+                ));
+            }
+            let mut by_rate = vec![0.0; rates.len()];
+            for (k, (r, &w)) in rs.rates.iter().zip(&t.watts).enumerate() {
+                let i = rates.iter().position(|&x| x == r.0).unwrap_or(0);
+                by_rate[i] = watts_ok(w, &format!("watts[{k}]"))?;
+            }
+            PowerModel::Table(by_rate)
+        }
+    })
+}
+
+/// A link's varying capacity, checked.
+fn capacity(s: &Scenario, spec: &LinkSpec, i: usize) -> Result<Option<CapacityProcess>> {
+    let Some(c) = &spec.capacity else { return Ok(None) };
+    let path = format!("links[{i}].capacity");
+    if spec.rate_switching.is_some() {
+        return Err(ScenarioError::at(path, "a link has rate_switching or a varying capacity, not both"));
+    }
+    let (min, max) = (c.min.0, c.max.0);
+    if min.as_bps() == 0 || min > max {
+        return Err(ScenarioError::at(
+            format!("{path}.min"),
+            format!("{min} does not fit under max ({max}); expected 0 b/s < min ≤ max"),
+        ));
+    }
+    if c.mean_hold.0 == Duration::ZERO {
+        return Err(ScenarioError::at(format!("{path}.mean_hold"), "must be greater than 0 s"));
+    }
+    let dirs = match c.from.as_deref() {
+        None => [true, true],
+        Some(node) => match spec.between.iter().position(|n| n == node) {
+            Some(e) => [e == 0, e == 1],
+            None => {
+                return Err(ScenarioError::at(
+                    format!("{path}.from"),
+                    format!(
+                        "{node:?} is not an end of this link; expected {:?} or {:?}",
+                        spec.between[0], spec.between[1]
+                    ),
+                ))
+            }
+        },
+    };
+    let stream = rng::stream(s.seed, &format!("link:{}-{}.capacity", spec.between[0], spec.between[1]));
+    Ok(Some(CapacityProcess::new(min, max, c.mean_hold.0, dirs, stream)))
 }
 
 fn outages(spec: &LinkSpec, i: usize) -> Result<OutageSchedule> {
@@ -483,10 +658,21 @@ fn trace(
         match (&spec.port, &spec.app) {
             (Some(port), None) => {
                 let port = topo.port_named(port, &format!("series[{i}].port"))?;
-                trace.subscribe(Subscriber::Series(PortSeries::new(port, limits)));
                 // Ports of point-to-point links come first, two per link; a station's port
                 // (on a segment) has no Low Power Idle.
                 let (link, end) = (port.index() / 2, port.index() % 2);
+                let rate = if link < s.links.len() {
+                    links[link].dirs[end].rate()
+                } else {
+                    let on_bus = |l: &&Link| {
+                        l.as_bus().is_some_and(|b| {
+                            port.index() >= b.first_port.index()
+                                && port.index() < b.first_port.index() + b.stations.len()
+                        })
+                    };
+                    links.iter().find(on_bus).map_or(BitRate::bps(0), |l| l.dirs[0].rate())
+                };
+                trace.subscribe(Subscriber::Series(PortSeries::new(port, rate.as_bps(), limits)));
                 if let Some(eee) =
                     links.get_mut(link).filter(|_| link < s.links.len()).and_then(|l| l.eee.as_deref_mut())
                 {
@@ -1085,6 +1271,9 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
             AppSpec::Poisson(src_spec) => {
                 (source(src_spec, &path, s, true, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
             }
+            AppSpec::OnOff(on_off) => {
+                (on_off_source(on_off, &path, s, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
+            }
             AppSpec::Saturating(sat) => {
                 (saturating(sat, &path, s, path_mtu)?, Some(EndpointKind::UdpSink(UdpSink)))
             }
@@ -1323,6 +1512,19 @@ fn source(spec: &SourceSpec, path: &str, s: &Scenario, poisson: bool, payload: u
     let interval = rate.time_to_send(Bytes(spec.payload.0.get()));
     let arrivals =
         if poisson { Arrivals::Poisson { mean_interval: interval } } else { Arrivals::Constant { interval } };
+    let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
+    Ok(EndpointKind::Source(PacketSource::new(arrivals, stop, spec.count, payload)))
+}
+
+fn on_off_source(spec: &OnOffSpec, path: &str, s: &Scenario, payload: u32) -> Result<EndpointKind> {
+    let rate = positive_rate(spec.rate.0, &format!("{path}.rate"))?;
+    let interval = rate.time_to_send(Bytes(spec.payload.0.get()));
+    for (key, d) in [("mean_burst", spec.mean_burst.0), ("period", spec.period.0)] {
+        if d == Duration::ZERO {
+            return Err(ScenarioError::at(format!("{path}.{key}"), "must be greater than 0 s"));
+        }
+    }
+    let arrivals = Arrivals::OnOff { interval, period: spec.period.0, mean_burst: spec.mean_burst.0 };
     let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
     Ok(EndpointKind::Source(PacketSource::new(arrivals, stop, spec.count, payload)))
 }

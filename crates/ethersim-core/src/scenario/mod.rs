@@ -16,7 +16,9 @@ pub use schema::Scenario;
 use serde::de::DeserializeOwned;
 use toml::{Table, Value};
 
-use schema::{AppSpec, PingSpec, SaturatingSpec, SourceSpec, TcpBulkSpec, TcpFileSpec, UdpFileSpec};
+use schema::{
+    AppSpec, OnOffSpec, PingSpec, SaturatingSpec, SourceSpec, TcpBulkSpec, TcpFileSpec, UdpFileSpec,
+};
 
 /// Deserializes `value` as `T`, reporting the key path of any error under `prefix`.
 fn typed<T: DeserializeOwned>(value: Value, prefix: &str) -> Result<T, ScenarioError> {
@@ -58,6 +60,7 @@ fn check_apps(doc: &Table) -> Result<(), ScenarioError> {
         match kind.as_str() {
             "udp_file" => typed::<UdpFileSpec>(rest, &path).map(|_| ())?,
             "constant_rate" | "poisson" => typed::<SourceSpec>(rest, &path).map(|_| ())?,
+            "on_off" => typed::<OnOffSpec>(rest, &path).map(|_| ())?,
             "saturating" => typed::<SaturatingSpec>(rest, &path).map(|_| ())?,
             "ping" => typed::<PingSpec>(rest, &path).map(|_| ())?,
             "tcp_file" => typed::<TcpFileSpec>(rest, &path).map(|_| ())?,

@@ -289,6 +289,30 @@ pub struct LinkSpec {
     /// `rate` is the initial rate. Default none: the link keeps `rate`.
     #[serde(default)]
     pub rate_switching: Option<RateSwitchingSpec>,
+    /// Available capacity that varies at random: the rate is redrawn uniformly in a
+    /// range after exponentially distributed holding times, from the link's own random
+    /// stream (the same trajectory whatever the traffic). Default none: the link keeps
+    /// `rate`. Not with `rate_switching`.
+    #[serde(default)]
+    pub capacity: Option<CapacitySpec>,
+}
+
+/// Capacity redrawn at random: uniform over [`min`, `max`] (whole bit/s), held for
+/// exponential times of mean `mean_hold`. The link starts at its `rate`; the first redraw
+/// comes after the first holding time.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CapacitySpec {
+    /// Lowest capacity.
+    pub min: RateSpec,
+    /// Highest capacity.
+    pub max: RateSpec,
+    /// Mean time between redraws.
+    pub mean_hold: DurationSpec,
+    /// Vary only the direction sent by this node (one end of the link). Default: both
+    /// directions, at the same rate.
+    #[serde(default)]
+    pub from: Option<String>,
 }
 
 /// The PHY types with Low Power Idle profiles.
@@ -413,18 +437,75 @@ pub struct CoalescingSpec {
 }
 
 /// A link with several rates. At a change no new frame starts; the frames on the wire
-/// finish at the old rate; then both directions are dark for `switch_time` and carry
-/// frames at the new rate. Frames wait in their ports' queues meanwhile.
+/// finish at the old rate; then both directions (or, with `from`, the one scaled port)
+/// are dark for `switch_time` and carry frames at the new rate. Frames wait in their
+/// ports' queues meanwhile. With `from`, this is capacity scaling of a router's output
+/// port (the practRA policy's setting).
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RateSwitchingSpec {
     /// The rates, at least two, all different, in any order; they include the link's
     /// `rate`.
     pub rates: Vec<RateSpec>,
-    /// How long the link is dark at each change (both PHYs retrain).
+    /// How long the link (or the scaled port) is dark at each change: δ.
     pub switch_time: DurationSpec,
     /// Who decides when to change.
     pub policy: RatePolicySpec,
+    /// Scale only the direction sent by this node (its output port); the other direction
+    /// keeps `rate`. Default: the whole link (both directions, as PHYs retrain together).
+    #[serde(default)]
+    pub from: Option<String>,
+    /// The least time between the requests of two changes (practRA's minimum rate-change
+    /// interval, mRCI); a change asked for sooner is asked again when it is over. At
+    /// least `switch_time` when given. Default 0 s.
+    #[serde(default)]
+    pub min_interval: Option<DurationSpec>,
+    /// Power as a function of rate, for the energy of the scaled ports. Default none.
+    #[serde(default)]
+    pub power: Option<PowerModelSpec>,
+}
+
+/// Power as a function of rate, P(r) = Ps + f(r) (see docs/capacity-scaling.md).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PowerModelSpec {
+    /// f linear in the rate (frequency scaling): Ps + (Pmax − Ps)·r/rmax.
+    Linear(LinearPowerSpec),
+    /// f cubic in the rate (voltage scaling) down to a largest scaling factor φ, below
+    /// which it stays flat: Ps + (Pmax − Ps)·(max(r, rmax/φ)/rmax)³.
+    Cubic(CubicPowerSpec),
+    /// The watts at each rate.
+    Table(PowerTableSpec),
+}
+
+/// A linear power model.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinearPowerSpec {
+    /// Ps: the power drawn at any rate, W.
+    pub static_w: f64,
+    /// Pmax: the power at the fastest rate, W.
+    pub max_w: f64,
+}
+
+/// A cubic power model.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CubicPowerSpec {
+    /// Ps: the power drawn at any rate, W.
+    pub static_w: f64,
+    /// Pmax: the power at the fastest rate, W.
+    pub max_w: f64,
+    /// φ ≥ 1: the largest factor the supply can be scaled down by.
+    pub max_scaling: f64,
+}
+
+/// Power read from a table.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PowerTableSpec {
+    /// The watts at each rate, in the order of `rates` as written.
+    pub watts: Vec<f64>,
 }
 
 /// The policy that changes a link's rate.
@@ -436,6 +517,29 @@ pub enum RatePolicySpec {
     /// Adaptive Link Rate's dual-threshold buffer policy: the fastest rate when either
     /// end's output queue reaches `high`, the slowest when both are at or below `low`.
     Alr(AlrSpec),
+    /// practRA (Nedevschi et al., NSDI 2008): scales the output port of `from` one rate
+    /// step at a time to keep its queueing delay under a bound, predicting the arrival
+    /// rate by a moving average. Needs `from`.
+    Practra(PractRaSpec),
+    /// None: the link keeps its rate. The mechanism's accounting (power, time at each
+    /// rate) without its changes: the run a capacity-scaling run is compared with.
+    Fixed(EmptySpec),
+}
+
+/// practRA's settings (defaults and their sources in docs/capacity-scaling.md).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PractRaSpec {
+    /// The delay bound d: the queueing delay the port keeps under. Default 100 ms.
+    #[serde(default)]
+    pub delay_bound: Option<DurationSpec>,
+    /// The weight of the newest arrival-rate sample in the moving average, in (0, 1].
+    /// Default 0.25.
+    #[serde(default)]
+    pub weight: Option<f64>,
+    /// The interval over which each arrival-rate sample is measured. Default 10 ms.
+    #[serde(default)]
+    pub sample_interval: Option<DurationSpec>,
 }
 
 /// A fixed schedule of rate changes.
@@ -589,8 +693,10 @@ pub struct OutageSpec {
 }
 
 /// A time series, as change points: of a port, its buffer occupancy (`queue_bytes`,
-/// `queue_frames`), whether its transmit gate is open for data (`gate_open`) and the PAUSE
-/// frames it received so far (`pause_received`); of a
+/// `queue_frames`), whether its transmit gate is open for data (`gate_open`), the PAUSE
+/// frames it received so far (`pause_received`), its rate (`rate_bps`) and the bytes
+/// offered to it so far, queued or dropped (`offered_bytes`: the arrival rate over any
+/// interval); of a
 /// TCP application, its sender's state. Costs nothing for what is not asked for.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -630,6 +736,9 @@ pub enum AppSpec {
     ConstantRate(SourceSpec),
     /// Packets as a Poisson process.
     Poisson(SourceSpec),
+    /// Bursty on/off traffic: a burst of exponential length at the start of every period,
+    /// at `rate` while it lasts.
+    OnOff(OnOffSpec),
     /// A source that always has a frame ready: it sends whenever its host has a free
     /// transmit buffer (a capacity study's load).
     Saturating(SaturatingSpec),
@@ -846,6 +955,45 @@ pub struct SourceSpec {
     pub count: Option<u64>,
 }
 
+/// An on/off source: one burst at the start of every `period` (from `start`), lasting an
+/// exponential time of mean `mean_burst` (at most the period), sending UDP packets at
+/// `rate` while it lasts; a packet that starts within the burst is sent whole.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OnOffSpec {
+    /// Unique name, used in reports and to name the application's random stream.
+    /// Default `apps[i]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Sending host.
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// Payload rate during a burst: payload bits per second.
+    pub rate: RateSpec,
+    /// Mean length of a burst.
+    pub mean_burst: DurationSpec,
+    /// Time from one burst's start to the next's. Default 1 s.
+    #[serde(default = "one_second")]
+    pub period: DurationSpec,
+    /// UDP payload per packet. Default 1472 B.
+    #[serde(default = "default_payload")]
+    pub payload: SizeSpec,
+    /// When the first burst starts. Default 0 s.
+    #[serde(default = "zero_time")]
+    pub start: DurationSpec,
+    /// No packet at or after this instant.
+    #[serde(default)]
+    pub stop: Option<DurationSpec>,
+    /// Stop after this many packets.
+    #[serde(default)]
+    pub count: Option<u64>,
+}
+
+fn one_second() -> DurationSpec {
+    DurationSpec(Duration::from_secs(1))
+}
+
 /// A saturating source's frames: give exactly one of `frame`, `mix` and `frames`. Lengths
 /// are Ethernet frame lengths, header and FCS included (UDP over IPv4 inside: 46 B of
 /// headers); a frame shorter than 64 B is padded to 64 B on the wire.
@@ -907,13 +1055,14 @@ pub struct WeightedFrameSpec {
 impl AppSpec {
     /// The kinds an application may be, as written in `kind`.
     pub const KINDS: &'static [&'static str] =
-        &["udp_file", "constant_rate", "poisson", "saturating", "ping", "tcp_file", "tcp_bulk"];
+        &["udp_file", "constant_rate", "poisson", "on_off", "saturating", "ping", "tcp_file", "tcp_bulk"];
 
     /// The sending host's name.
     pub fn from(&self) -> &str {
         match self {
             AppSpec::UdpFile(f) => &f.from,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => &s.from,
+            AppSpec::OnOff(s) => &s.from,
             AppSpec::Saturating(s) => &s.from,
             AppSpec::Ping(p) => &p.from,
             AppSpec::TcpFile(t) => &t.from,
@@ -925,6 +1074,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => &f.to,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => &s.to,
+            AppSpec::OnOff(s) => &s.to,
             AppSpec::Saturating(s) => &s.to,
             AppSpec::Ping(p) => &p.to,
             AppSpec::TcpFile(t) => &t.to,
@@ -936,6 +1086,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => f.name.as_deref(),
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.name.as_deref(),
+            AppSpec::OnOff(s) => s.name.as_deref(),
             AppSpec::Saturating(s) => s.name.as_deref(),
             AppSpec::Ping(p) => p.name.as_deref(),
             AppSpec::TcpFile(t) => t.name.as_deref(),
@@ -947,6 +1098,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => Some(f.payload.0),
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => Some(s.payload.0),
+            AppSpec::OnOff(s) => Some(s.payload.0),
             AppSpec::Ping(p) => Some(p.payload.0),
             // A saturating source's frame lengths are checked with its frames.
             AppSpec::Saturating(_) | AppSpec::TcpFile(_) | AppSpec::TcpBulk(_) => None,
@@ -957,6 +1109,7 @@ impl AppSpec {
         match self {
             AppSpec::UdpFile(f) => f.start.0,
             AppSpec::ConstantRate(s) | AppSpec::Poisson(s) => s.start.0,
+            AppSpec::OnOff(s) => s.start.0,
             AppSpec::Saturating(s) => s.start.0,
             AppSpec::Ping(p) => p.start.0,
             AppSpec::TcpFile(t) => t.start.0,

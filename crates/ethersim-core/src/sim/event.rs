@@ -72,6 +72,13 @@ pub enum Event {
         /// The timer event this is.
         generation: Generation,
     },
+    /// A link's capacity is redrawn (`handlers/rate.rs`).
+    CapacityRedraw {
+        /// The link.
+        link: LinkId,
+        /// The timer event this is.
+        generation: Generation,
+    },
     /// An LPI PHY's policy timer (`handlers/lpi.rs`).
     LpiTimer {
         /// The link.

@@ -91,7 +91,7 @@ impl Network {
     }
 
     /// Schedules what starts by itself: every endpoint's first poll at its start, every
-    /// link's first outage and rate-policy timer, and every periodic PAUSE generator's
+    /// link's first outage, rate-policy timer and capacity redraw, and every periodic PAUSE generator's
     /// first frame.
     pub fn schedule_starts(&mut self, sched: &mut Scheduler<Event>) {
         for (i, e) in self.endpoints.iter_mut().enumerate() {
@@ -106,6 +106,7 @@ impl Network {
         for i in 0..self.links.len() {
             let link = crate::ids::LinkId(i as u32);
             self.arm_rate_timer(sched, link);
+            self.start_capacity(sched, link);
         }
         if let Some(w) = self.window.as_deref() {
             sched.schedule_at(w.from, Event::Window { edge: 0 });
@@ -252,6 +253,7 @@ impl Model for Network {
             Event::PauseRefresh { port, generation } => self.on_pause_refresh(sched, port, generation),
             Event::PauseTick { port } => self.on_pause_tick(sched, port),
             Event::RateTimer { link, generation } => self.on_rate_timer(sched, link, generation),
+            Event::CapacityRedraw { link, generation } => self.on_capacity_redraw(sched, link, generation),
             Event::LpiTimer { link, unit, generation } => {
                 self.on_lpi_timer(sched, link, usize::from(unit), generation);
             }

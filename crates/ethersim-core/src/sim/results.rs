@@ -131,6 +131,22 @@ pub struct PortResult {
     pub energy_eee_off_j: Option<f64>,
     /// Energy saved against EEE off, percent.
     pub energy_saved_percent: Option<f64>,
+    /// Whether the port's rate is scaled by link-rate switching (capacity scaling); the
+    /// `service_` fields are `null` otherwise, and the energy ones without a power model.
+    pub rate_scaled: bool,
+    /// Time-weighted mean service rate over the run, bit/s (a change counts from the end
+    /// of its dark time).
+    pub service_rate_mean_bps: Option<f64>,
+    /// How much lower the mean service rate was than the fastest rate, percent.
+    pub service_rate_reduction_percent: Option<f64>,
+    /// Energy of the port by its power model over the run, J.
+    pub service_energy_j: Option<f64>,
+    /// Energy of the same port at its fastest rate throughout, J.
+    pub service_energy_fastest_j: Option<f64>,
+    /// Energy saved against the fastest rate throughout, percent.
+    pub service_energy_saved_percent: Option<f64>,
+    /// Bytes of data frames offered to the port (queued or dropped).
+    pub offered_bytes: u64,
     /// Frames dropped at this port's queue.
     pub drops: u64,
     /// Bytes dropped at this port's queue.
@@ -184,6 +200,8 @@ pub struct LinkResult {
     pub rates_bps: Vec<u64>,
     /// Time carrying frames at each of `rates_bps`, s (switching time excluded).
     pub time_at_rate_s: Vec<f64>,
+    /// Capacity redraws (links whose capacity varies).
+    pub capacity_changes: u64,
 }
 
 /// The results of one host.
@@ -244,7 +262,9 @@ pub struct SeriesResult {
     /// The port, `node->peer`.
     pub port: String,
     /// `queue_bytes`, `queue_frames`, `gate_open`, `pause_received` (PAUSE frames
-    /// received so far) or `lpi_state` (0 active, 1 sleep, 2 quiet, 3 wake).
+    /// received so far), `rate_bps` (the port's rate), `offered_bytes` (bytes of data
+    /// frames offered to it so far, queued or dropped) or `lpi_state` (0 active, 1 sleep,
+    /// 2 quiet, 3 wake).
     pub quantity: &'static str,
     /// Instants of the changes, ps.
     pub t_ps: Vec<u64>,
@@ -585,6 +605,10 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
             let secs = |k: usize| totals.map(|t| t.time[k].as_secs_f64());
             let energy = lpi.map(|(l, (active, quiet))| l.energy_with(end, active, quiet));
             let off = lpi.map(|(_, (active, _))| active * end.as_secs_f64());
+            let scaled = link.rate_switching.as_deref().filter(|r| r.scales(p.end));
+            let fastest = scaled.and_then(|r| r.rates().last()).map(|r| r.as_bps() as f64);
+            let service_energy = scaled.and_then(|r| r.energy_j(end));
+            let service_fastest = scaled.and_then(|r| r.energy_at_fastest_j(end));
             PortResult {
                 node: net.names[p.node.index()].clone(),
                 peer: net.peer_name(crate::ids::PortId(i as u32)).to_owned(),
@@ -613,6 +637,25 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
                 energy_saved_percent: energy
                     .zip(off)
                     .map(|(e, o)| if o > 0.0 { 100.0 * (1.0 - e / o) } else { 0.0 }),
+                rate_scaled: scaled.is_some(),
+                service_rate_mean_bps: scaled.map(|_| dir.mean_rate_bps(end)),
+                service_rate_reduction_percent: fastest.map(|f| {
+                    if f > 0.0 {
+                        100.0 * (1.0 - dir.mean_rate_bps(end) / f)
+                    } else {
+                        0.0
+                    }
+                }),
+                service_energy_j: service_energy,
+                service_energy_fastest_j: service_fastest,
+                service_energy_saved_percent: service_energy.zip(service_fastest).map(|(e, f)| {
+                    if f > 0.0 {
+                        100.0 * (1.0 - e / f)
+                    } else {
+                        0.0
+                    }
+                }),
+                offered_bytes: s.offered_bytes,
                 drops: s.drops,
                 dropped_bytes: s.dropped_bytes,
                 wire_losses: s.wire_losses,
@@ -693,6 +736,8 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
             ("queue_frames", &series.queue_frames),
             ("gate_open", &series.gate_open),
             ("pause_received", &series.pause_received),
+            ("rate_bps", &series.rate_bps),
+            ("offered_bytes", &series.offered_bytes),
         ] {
             out.push(SeriesResult {
                 port: port.clone(),
@@ -753,6 +798,7 @@ pub fn summarize(
                 time_at_rate_s: l.rate_switching.as_ref().map_or_else(Vec::new, |r| {
                     r.time_at_rates(end).iter().map(|d| d.as_secs_f64()).collect()
                 }),
+                capacity_changes: l.capacity.as_ref().map_or(0, |c| c.redraws()),
             })
             .collect();
     let hosts = net

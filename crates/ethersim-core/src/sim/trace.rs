@@ -46,6 +46,8 @@ pub enum TraceRecord {
     Enqueued {
         /// The port.
         port: PortId,
+        /// The frame's length.
+        frame_len: u32,
         /// Bytes held.
         held_bytes: u64,
         /// Frames held.
@@ -161,6 +163,16 @@ pub enum TraceRecord {
         /// The pause time it asks for, quanta of 512 bit times (0: resume).
         quanta: u16,
     },
+    /// A port's rate changed (link-rate switching, capacity scaling, varying capacity):
+    /// frames that start from `from` on go at `rate_bps`.
+    RateChanged {
+        /// The port.
+        port: PortId,
+        /// The new rate, bit/s.
+        rate_bps: u64,
+        /// When it takes effect (after the dark time of a switch).
+        from: SimTime,
+    },
     /// A link went dark until an instant.
     LinkDark {
         /// The link.
@@ -177,8 +189,10 @@ pub struct TraceLog {
     pub records: Vec<(SimTime, TraceRecord)>,
 }
 
-/// Time series of one port: buffer occupancy (bytes and frames) and whether its gate is
-/// open for data, as change points. Subscribe before the run starts: a series follows
+/// Time series of one port: buffer occupancy (bytes and frames), whether its gate is
+/// open for data, PAUSE frames received, its rate and the bytes offered to it so far
+/// (queued or dropped: differences over an interval give the arrival rate), as change
+/// points. Subscribe before the run starts: a series follows
 /// the port from the records it sees.
 #[derive(Clone, Debug)]
 pub struct PortSeries {
@@ -194,6 +208,12 @@ pub struct PortSeries {
     pub gate_open: Series,
     /// PAUSE frames received so far (a point per frame).
     pub pause_received: Series,
+    /// The port's rate, bit/s.
+    pub rate_bps: Series,
+    /// Bytes of data frames offered to the port so far, queued or dropped (a point per
+    /// frame).
+    pub offered_bytes: Series,
+    offered: u64,
     held: (u64, u64),
     pauses: u64,
     leaving: Option<(SimTime, u64)>,
@@ -202,8 +222,9 @@ pub struct PortSeries {
 }
 
 impl PortSeries {
-    /// An empty series of `port`, keeping change points as `limits` say.
-    pub fn new(port: PortId, limits: SeriesLimits) -> Self {
+    /// An empty series of `port` whose rate starts at `rate_bps`, keeping change points as
+    /// `limits` say.
+    pub fn new(port: PortId, rate_bps: u64, limits: SeriesLimits) -> Self {
         PortSeries {
             port,
             limits,
@@ -211,6 +232,9 @@ impl PortSeries {
             queue_frames: Series::starting_at(0, limits),
             gate_open: Series::starting_at(1, limits),
             pause_received: Series::starting_at(0, limits),
+            rate_bps: Series::starting_at(rate_bps, limits),
+            offered_bytes: Series::starting_at(0, limits),
+            offered: 0,
             held: (0, 0),
             pauses: 0,
             leaving: None,
@@ -229,6 +253,11 @@ impl PortSeries {
     /// that joined after the frame was queued).
     fn set_queue_without(&mut self, at: SimTime, len: u64) {
         self.set_queue(at, self.held.0.saturating_sub(len), self.held.1.saturating_sub(1));
+    }
+
+    fn offer(&mut self, at: SimTime, frame_len: u32) {
+        self.offered += u64::from(frame_len);
+        self.offered_bytes.push(self.limits, at, self.offered);
     }
 
     fn set_gate(&mut self, at: SimTime, open: bool) {
@@ -258,8 +287,17 @@ impl PortSeries {
     fn on_record(&mut self, now: SimTime, rec: &TraceRecord) {
         self.settle(now);
         match *rec {
-            TraceRecord::Enqueued { port, held_bytes, held_frames } if port == self.port => {
+            TraceRecord::Enqueued { port, frame_len, held_bytes, held_frames } if port == self.port => {
                 self.set_queue(now, held_bytes, u64::from(held_frames));
+                self.offer(now, frame_len);
+            }
+            TraceRecord::Dropped { port: Some(port), reason: DropReason::QueueFull, frame_len, .. }
+                if port == self.port =>
+            {
+                self.offer(now, frame_len);
+            }
+            TraceRecord::RateChanged { port, rate_bps, from } if port == self.port => {
+                self.rate_bps.push(self.limits, from, rate_bps);
             }
             TraceRecord::TxStarted { port, class: FrameClass::Data, frame_len, last_bit, .. }
                 if port == self.port =>
@@ -354,9 +392,14 @@ mod tests {
 
     #[test]
     fn each_quantity_keeps_its_own_point_limit() {
-        let mut s = PortSeries::new(PortId(0), SeriesLimits::points(3));
+        let mut s = PortSeries::new(PortId(0), 0, SeriesLimits::points(3));
         for k in 1..=5u64 {
-            let rec = TraceRecord::Enqueued { port: PortId(0), held_bytes: 100 * k, held_frames: k as u32 };
+            let rec = TraceRecord::Enqueued {
+                port: PortId(0),
+                frame_len: 100,
+                held_bytes: 100 * k,
+                held_frames: k as u32,
+            };
             s.on_record(SimTime(k), &rec);
         }
         assert_eq!(s.queue_bytes.points.len(), 3);
@@ -366,7 +409,7 @@ mod tests {
 
     #[test]
     fn a_series_joining_mid_run_never_goes_below_zero() {
-        let mut s = PortSeries::new(PortId(0), SeriesLimits::points(100));
+        let mut s = PortSeries::new(PortId(0), 0, SeriesLimits::points(100));
         let start = TraceRecord::TxStarted {
             port: PortId(0),
             tx: TxId(0),
@@ -382,7 +425,7 @@ mod tests {
 
     #[test]
     fn the_gate_series_follows_every_closer_and_reopens_by_itself() {
-        let mut s = PortSeries::new(PortId(0), SeriesLimits::points(100));
+        let mut s = PortSeries::new(PortId(0), 0, SeriesLimits::points(100));
         let gate = |closer, until| TraceRecord::Gate { port: PortId(0), closer, until };
         s.on_record(SimTime(10), &gate(Closer::Link, SimTime(50)));
         s.on_record(SimTime(20), &gate(Closer::Pause, SimTime(80)));

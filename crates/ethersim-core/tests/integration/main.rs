@@ -4,6 +4,7 @@
 
 mod applications;
 mod buffer;
+mod capacity_scaling;
 mod common;
 mod csma;
 mod delivery;

@@ -178,6 +178,7 @@ fn a_switch_pauses_the_input_that_fills_its_buffer_and_releases_it_below_the_low
     let mut sim = logged(&threshold_scenario(true, 2000 * 1472, ""));
     sim.network_mut().trace.subscribe(Subscriber::Series(PortSeries::new(
         PortId(2),
+        0,
         ethersim_core::stats::SeriesLimits::points(1 << 20),
     )));
     sim.run();
@@ -367,7 +368,7 @@ size = "2944000 B"
     let limits = ethersim_core::stats::SeriesLimits::points(1 << 20);
     // Ports: a->s 0, s->a 1, s->b 2, b->s 3, s->c 4, c->s 5.
     for port in [2, 4] {
-        sim.network_mut().trace.subscribe(Subscriber::Series(PortSeries::new(PortId(port), limits)));
+        sim.network_mut().trace.subscribe(Subscriber::Series(PortSeries::new(PortId(port), 0, limits)));
     }
     sim.run();
     let net = sim.network();

@@ -32,7 +32,7 @@ impl Network {
         }
         self.trace.emit(now, || {
             let (held_bytes, held_frames) = p.queue().held_at(now);
-            TraceRecord::Enqueued { port, held_bytes, held_frames }
+            TraceRecord::Enqueued { port, frame_len: frame.len, held_bytes, held_frames }
         });
         self.policy_hook(sched, port, QueueMoment::Enqueued);
         self.try_start(sched, port);

@@ -1,6 +1,9 @@
-//! Link-rate switching: consulting a link's rate policy at its queues' moments and at its
-//! timer, and carrying out a switch (both directions dark for the switching time after
-//! the frames on the wire, then the new rate). The policies are in `phy/rate.rs`.
+//! Link-rate switching and capacity scaling: consulting a link's rate policy at its
+//! queues' moments and at its timer, and carrying out a change (both directions, or the
+//! one scaled port, dark for the switching time after the frames on the wire, then the
+//! new rate); a change asked for within the minimum interval of the last waits for it.
+//! Capacity that varies at random is redrawn here too. The policies are in `phy/rate.rs`
+//! and `phy/practra.rs`.
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::LinkId;
@@ -17,21 +20,44 @@ impl Network {
     pub fn switch_rate(&mut self, sched: &mut Scheduler<Event>, link: LinkId, target: usize) {
         let now = sched.now();
         let ends = self.links[link.index()].ends;
-        let wire_clear =
-            ends.iter().filter_map(|p| self.ports[p.index()].frame_end(now)).max().unwrap_or(now);
+        let Some(rs) = self.links[link.index()].rate_switching.as_deref() else { return };
+        let scaled = |e: usize| rs.scales(e);
+        let wire_clear = (0..2)
+            .filter(|&e| scaled(e))
+            .filter_map(|e| self.ports[ends[e].index()].frame_end(now))
+            .max()
+            .unwrap_or(now);
         let l = &mut self.links[link.index()];
         let Some(rs) = l.rate_switching.as_deref_mut() else { return };
         if rs.is_switching(now) || target >= rs.rates().len() || rs.rate_index() == target {
             return;
         }
-        let sw = rs.begin(now, target, wire_clear);
-        // Frames on the wire keep the timing they started with.
-        for d in &mut l.dirs {
-            d.set_rate_from(now, sw.dark_until, sw.rate);
+        if now < rs.earliest_change() {
+            // practRA's minimum rate-change interval: asked again when it is over.
+            rs.defer(target);
+            self.arm_rate_timer(sched, link);
+            return;
         }
-        self.trace.emit(now, || TraceRecord::LinkDark { link, until: sw.dark_until });
-        for port in ends {
-            self.close_link_gate(sched, port, sw.dark_until);
+        let sw = rs.begin(now, target, wire_clear);
+        let scaled_end = rs.scaled_end();
+        // Frames on the wire keep the timing they started with.
+        for (e, d) in l.dirs.iter_mut().enumerate() {
+            if scaled_end.is_none_or(|s| s == e) {
+                d.set_rate_from(now, sw.dark_until, sw.rate);
+            }
+        }
+        if scaled_end.is_none() {
+            self.trace.emit(now, || TraceRecord::LinkDark { link, until: sw.dark_until });
+        }
+        for (e, port) in ends.into_iter().enumerate() {
+            if scaled_end.is_none_or(|s| s == e) {
+                self.trace.emit(now, || TraceRecord::RateChanged {
+                    port,
+                    rate_bps: sw.rate.as_bps(),
+                    from: sw.dark_until,
+                });
+                self.close_link_gate(sched, port, sw.dark_until);
+            }
         }
     }
 
@@ -54,11 +80,12 @@ impl Network {
         let now = sched.now();
         let [a, b] = self.links[link.index()].ends;
         let queues = [self.ports[a.index()].view(), self.ports[b.index()].view()];
+        let offered = [self.ports[a.index()].offered_bytes(), self.ports[b.index()].offered_bytes()];
         let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
         if rs.is_switching(now) {
             return;
         }
-        let view = rs.view(queues);
+        let view = rs.view(queues, offered);
         if let Some(target) = rs.consult_queue(now, view) {
             self.switch_rate(sched, link, target);
         }
@@ -69,7 +96,7 @@ impl Network {
     pub(in crate::sim) fn arm_rate_timer(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
         let now = sched.now();
         let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
-        match rs.next_timer() {
+        match rs.next_wake() {
             Some(at) => {
                 sched.arm(&mut rs.timer, at.max(now), |generation| Event::RateTimer { link, generation });
             }
@@ -86,6 +113,7 @@ impl Network {
         let now = sched.now();
         let [a, b] = self.links[link.index()].ends;
         let queues = [self.ports[a.index()].view(), self.ports[b.index()].view()];
+        let offered = [self.ports[a.index()].offered_bytes(), self.ports[b.index()].offered_bytes()];
         let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
         if !sched.timer_fires(&mut rs.timer, generation, |generation| Event::RateTimer { link, generation }) {
             return;
@@ -96,8 +124,18 @@ impl Network {
             sched.arm(&mut rs.timer, at, |generation| Event::RateTimer { link, generation });
             return;
         }
-        let view = rs.view(queues);
-        if let Some(target) = rs.consult_timer(now, view) {
+        let view = rs.view(queues, offered);
+        let policy_due = rs.next_timer().is_some_and(|t| t <= now);
+        let deferred = rs.take_retry(now);
+        let wanted = if policy_due {
+            rs.consult_timer(now, view)
+        } else if rs.policy.watches_queues() {
+            // A deferred change: the policy decides again on the queues as they are now.
+            deferred.and_then(|_| rs.consult_queue(now, view))
+        } else {
+            deferred // a schedule's change, due while the interval held it
+        };
+        if let Some(target) = wanted {
             self.switch_rate(sched, link, target);
         }
         self.arm_rate_timer(sched, link);
@@ -105,6 +143,52 @@ impl Network {
         // link did not go dark, they start.
         for port in [a, b] {
             self.try_start(sched, port);
+        }
+    }
+}
+
+impl Network {
+    /// Arms the first redraw of every link whose capacity varies.
+    pub(in crate::sim) fn start_capacity(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
+        let now = sched.now();
+        let Some(c) = self.links[link.index()].capacity.as_deref_mut() else { return };
+        let at = c.next_redraw(now);
+        sched.arm(&mut c.timer, at, |generation| Event::CapacityRedraw { link, generation });
+    }
+
+    /// A link's capacity is redrawn: frames that start from now on go at the new rate.
+    pub(in crate::sim) fn on_capacity_redraw(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        link: LinkId,
+        generation: Generation,
+    ) {
+        let now = sched.now();
+        let l = &mut self.links[link.index()];
+        let Some(c) = l.capacity.as_deref_mut() else { return };
+        if !sched
+            .timer_fires(&mut c.timer, generation, |generation| Event::CapacityRedraw { link, generation })
+        {
+            return;
+        }
+        let rate = c.draw();
+        let at = c.next_redraw(now);
+        let dirs = c.dirs;
+        sched.arm(&mut c.timer, at, |generation| Event::CapacityRedraw { link, generation });
+        let ends = l.ends;
+        for (e, d) in l.dirs.iter_mut().enumerate() {
+            if dirs[e] {
+                d.set_rate(now, rate);
+            }
+        }
+        for (e, port) in ends.into_iter().enumerate() {
+            if dirs[e] {
+                self.trace.emit(now, || TraceRecord::RateChanged {
+                    port,
+                    rate_bps: rate.as_bps(),
+                    from: now,
+                });
+            }
         }
     }
 }
