@@ -413,6 +413,109 @@ CASES = [
         ["links[1].rate_switching.policy", "magic"],
     ),
     (
+        "practRA without the port it scales",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 us", policy = { kind = "practra" } }',
+        ),
+        [],
+        ["links[1].rate_switching.from", "practRA scales one output port"],
+    ),
+    (
+        "practRA scaling a port of another link",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 us", from = "server", policy = { kind = "practra" } }',
+        ),
+        [],
+        ["links[1].rate_switching.from", "not an end of this link"],
+    ),
+    (
+        "a delay bound within the dark time",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 ms", from = "switch", '
+            'policy = { kind = "practra", delay_bound = "1 ms" } }',
+        ),
+        [],
+        ["links[1].rate_switching.policy.delay_bound", "expected d > δ"],
+    ),
+    (
+        "a moving-average weight above 1",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 us", from = "switch", policy = { kind = "practra", weight = 1.5 } }',
+        ),
+        [],
+        ["links[1].rate_switching.policy.weight", "(0, 1]"],
+    ),
+    (
+        "a minimum interval shorter than the dark time",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 ms", min_interval = "10 us", policy = { kind = "fixed" } }',
+        ),
+        [],
+        ["links[1].rate_switching.min_interval", "at least the dark time"],
+    ),
+    (
+        "a power table of the wrong length",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 us", policy = { kind = "fixed" }, '
+            'power = { kind = "table", watts = [1.0] } }',
+        ),
+        [],
+        ["links[1].rate_switching.power.watts", "one per rate"],
+    ),
+    (
+        "static power above the maximum",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\nrate_switching = { rates = ["1 Gb/s", "10 Gb/s"], '
+            'switch_time = "1 us", policy = { kind = "fixed" }, '
+            'power = { kind = "cubic", static_w = 3.0, max_w = 2.0, max_scaling = 2.0 } }',
+        ),
+        [],
+        ["links[1].rate_switching.power.static_w", "Ps ≤ Pmax"],
+    ),
+    (
+        "a varying capacity upside down",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\n'
+            'capacity = { min = "10 Mb/s", max = "1 Mb/s", mean_hold = "1 s" }',
+        ),
+        [],
+        ["links[1].capacity.min", "0 b/s < min ≤ max"],
+    ),
+    (
+        "a varying capacity on a switching link",
+        GOOD.replace(
+            'between = ["switch", "client"]',
+            'between = ["switch", "client"]\n'
+            'capacity = { min = "1 Mb/s", max = "10 Mb/s", mean_hold = "1 s" }\n'
+            'rate_switching = { rates = ["1 Gb/s", "10 Gb/s"], switch_time = "1 us", '
+            'policy = { kind = "fixed" } }',
+        ),
+        [],
+        ["links[1].capacity", "not both"],
+    ),
+    (
+        "an on/off source with bursts of no length",
+        GOOD
+        + '[[apps]]\nkind = "on_off"\nfrom = "client"\nto = "server"\n'
+        + 'rate = "1 Mb/s"\nmean_burst = "0 s"\n',
+        [],
+        ["apps[1].mean_burst", "greater than 0 s"],
+    ),
+    (
         "duplicate application name",
         GOOD
         + '[[apps]]\nkind = "udp_file"\nname = "file"\n'

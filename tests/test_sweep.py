@@ -153,6 +153,41 @@ def test_seeds_depend_on_the_cell_not_on_the_rest_of_the_sweep(tmp_path: Path) -
     assert derive_seed(2, {"links[0].rate": "1 Gb/s"}, 0) != small.tasks[0].seed
 
 
+def test_paired_parameters_stay_out_of_the_seed(tmp_path: Path) -> None:
+    spec = load_sweep(
+        write_sweep(
+            tmp_path,
+            """
+            replications = 3
+            paired = ["apps[0].rate"]
+            [grid]
+            "links[0].rate" = ["100 Mb/s", "1 Gb/s"]
+            "apps[0].rate" = ["10 Mb/s", "20 Mb/s"]
+            """,
+        )
+    )
+    by_cell: dict[tuple[str, int], set[int]] = {}
+    for t in spec.tasks:
+        key = (t.parameters["links[0].rate"], t.replication)
+        by_cell.setdefault(key, set()).add(t.seed)
+        assert t.seed == derive_seed(
+            1, {"links[0].rate": t.parameters["links[0].rate"]}, t.replication
+        )
+    # Runs that differ only in the paired parameter share their seed; nothing else does.
+    assert all(len(seeds) == 1 for seeds in by_cell.values())
+    assert len({next(iter(s)) for s in by_cell.values()}) == 6
+    assert len({t.run_id for t in spec.tasks}) == 12, "the runs stay distinct"
+
+
+def test_a_paired_key_must_be_varied(tmp_path: Path) -> None:
+    path = write_sweep(
+        tmp_path, 'paired = ["apps[0].rate"]\n[grid]\n"links[0].rate" = ["1 Gb/s"]\n'
+    )
+    with pytest.raises(ScenarioError) as e:
+        load_sweep(path)
+    assert e.value.path == "paired[0]" and "not a grid or zip parameter" in str(e.value)
+
+
 def test_the_sweep_schema_is_printed(tmp_path: Path) -> None:
     result = invoke("schema", "--sweep")
     assert result.exit_code == 0

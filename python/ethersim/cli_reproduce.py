@@ -311,3 +311,125 @@ def csma(
         )
     out_console().print(table)
     _done(rep.runs, rep.jobs, rep.wall_s, written)
+
+
+@reproduce_app.command("capacity-scaling")
+@closed_pipe_is_success
+def capacity_scaling(
+    quick: Annotated[
+        bool,
+        typer.Option(
+            "--quick",
+            help="RTT 10 and 50 ms, mRCI 50 and 500 ms, one b_on and BN, 20 s runs, "
+            "2 replications.",
+        ),
+    ] = False,
+    out: Annotated[
+        Path,
+        typer.Option("--out", help="Folder for the tables, time series, figures and summary."),
+    ] = Path("results/capacity-scaling"),
+    replications: Annotated[
+        int | None,
+        typer.Option(
+            "--replications", min=1, max=1000, help="Runs per cell (default 5; 2 with --quick)."
+        ),
+    ] = None,
+    duration_s: Annotated[
+        float | None,
+        typer.Option(
+            "--duration",
+            min=1.0,
+            max=100_000.0,
+            help="Simulated seconds per run (default 300; 20 with --quick).",
+        ),
+    ] = None,
+    burst_rate_mbps: Annotated[
+        float,
+        typer.Option(
+            "--burst-rate",
+            min=0.01,
+            max=100.0,
+            help="Background payload rate during a burst, Mb/s.",
+        ),
+    ] = 5.0,
+    static_fraction: Annotated[
+        float,
+        typer.Option(
+            "--static-power",
+            min=0.0,
+            max=1.0,
+            help="Power at any rate as a fraction of the power at 10 Mb/s.",
+        ),
+    ] = 0.5,
+    delay_bound_ms: Annotated[
+        float,
+        typer.Option("--delay-bound", min=2.0, max=10_000.0, help="practRA's delay bound d, ms."),
+    ] = 10.0,
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            help="Results database (default: OUT.duckdb beside the output folder); runs "
+            "already in it are not run again.",
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option("--scheduler", help="Run on the Dask scheduler at tcp://HOST:PORT."),
+    ] = None,
+    dask_local: Annotated[
+        bool, typer.Option("--dask-local", help="Run on a local Dask cluster.")
+    ] = False,
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    quiet: QuietOption = False,
+) -> None:
+    """Capacity scaling against TCP: practRA scales a router's output port between 1 and
+    10 Mb/s under a TCP NewReno flow (alone, with bursty background traffic, or behind a
+    varying bottleneck); each run paired with the same run without power control. Runs on
+    the sweeps machinery: resumable, on all cores or a Dask cluster."""
+    from ethersim.studies import capacity_scaling as study
+
+    database = db or study.default_db(out)
+
+    def run() -> study.Reproduction:
+        options = study.Options(
+            quick=quick,
+            seed=seed,
+            jobs=jobs,
+            replications=replications,
+            duration_s=duration_s,
+            burst_rate_mbps=burst_rate_mbps,
+            static_fraction=static_fraction,
+            delay_bound_ms=delay_bound_ms,
+            scheduler=scheduler,
+            dask_local=dask_local,
+        )
+        return study.reproduce(options, database, progress=not quiet)
+
+    rep, written = _reproduce_into(out, seed, run, study.write)
+    if quiet:
+        return
+    from rich.table import Table
+
+    table = Table(title="Capacity scaling, single flow: throughput reduction and energy saved")
+    for column in (
+        "RTT",
+        "mRCI",
+        "service rate",
+        "throughput reduction",
+        "rate changes",
+        "energy saved",
+    ):
+        table.add_column(column, justify="right")
+    for r in rep.table[rep.table.setting == "single"].itertuples():
+        table.add_row(
+            f"{r.rtt_ms:g} ms",
+            f"{r.mrci_ms:g} ms",
+            f"{r.mean_service_rate_mbps:.2f} Mb/s",
+            f"{r.throughput_reduction_percent:.1f} %",
+            f"{r.rate_changes:.0f}",
+            f"{r.energy_saved_percent:.1f} %",
+        )
+    out_console().print(table)
+    _done(rep.runs, rep.jobs, rep.wall_s, written)

@@ -31,7 +31,11 @@ path or value is reported (with the sweep key it came from) and nothing runs.
 
 Each run's seed is derived from the base seed, the cell's parameters and the replication
 number by a hash, so it is the same on every machine and does not change when cells are
-added to or removed from the sweep.
+added to or removed from the sweep. Parameters listed in ``paired`` stay out of the hash:
+cells that differ only in them run each replication with the same seed (paired runs,
+common random numbers), e.g. a mechanism on and off over the same random traffic::
+
+    paired = ["links[1].rate_switching.policy.kind"]
 """
 
 from __future__ import annotations
@@ -100,6 +104,13 @@ SCHEMA: dict[str, Any] = {
             "together: one more dimension of the grid.",
             "type": "object",
             "additionalProperties": {"type": "array", "minItems": 1},
+        },
+        "paired": {
+            "description": "grid or zip key paths left out of the seed: cells that differ "
+            "only in these run each replication with the same seed (paired runs).",
+            "type": "array",
+            "items": {"type": "string", "minLength": 1},
+            "uniqueItems": True,
         },
         "metrics": {
             "description": "Metrics to keep, as 'scope.metric' patterns with * and ? "
@@ -321,6 +332,14 @@ def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
             table = "grid" if path in grid else "zip"
             raise ScenarioError("is also in set; expected one place", f"{table}.{_key(path)}")
     _refuse_repeated_values(grid, zipped)
+    paired: list[str] = raw.get("paired", [])
+    for k, path in enumerate(paired):
+        if path not in grid and path not in zipped:
+            raise ScenarioError(
+                f"{path!r} is not a grid or zip parameter; expected one of the sweep's varied "
+                "key paths",
+                f"paired[{k}]",
+            )
     try:
         fixed_pairs = file_overrides(scenario_file, base_text) + _pairs(list(fixed.items()))
     except ScenarioError as e:
@@ -341,8 +360,9 @@ def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
         canonical = json.dumps(checked, sort_keys=True, separators=(",", ":"))
         scenario_hash = hashlib.sha256(canonical.encode()).hexdigest()[:32]
         settings = [f"{path}={value}" for path, value in overrides]
+        seeded = {p: v for p, v in parameters.items() if p not in paired}
         for replication in range(replications):
-            seed = derive_seed(base_seed, parameters, replication)
+            seed = derive_seed(base_seed, seeded, replication)
             run_key = f"{name}|{scenario_hash}|{seed}"
             run_id = hashlib.blake2b(run_key.encode(), digest_size=8).hexdigest()
             tasks.append(

@@ -90,20 +90,35 @@ impl PacketSource {
     }
 
     /// The instant of the packet after the one at `t`.
+    #[inline]
     fn next_instant(&mut self, t: SimTime, rng: &mut Stream) -> SimTime {
         match self.arrivals {
             Arrivals::Constant { interval } => t + interval,
             Arrivals::Poisson { mean_interval } => t + rng::exponential(rng, mean_interval),
             Arrivals::OnOff { interval, period, mean_burst } => {
-                let next = t + interval;
-                if next < self.burst_end {
-                    return next;
-                }
-                self.cycle += period;
-                self.burst_end = self.cycle + rng::exponential(rng, mean_burst).min(period);
-                self.cycle
+                self.next_on_off(t, rng, interval, period, mean_burst)
             }
         }
+    }
+
+    /// The next instant of an on/off source: within the burst, or the next cycle's start
+    /// (out of line: the constant and Poisson paths stay small enough to inline).
+    #[inline(never)]
+    fn next_on_off(
+        &mut self,
+        t: SimTime,
+        rng: &mut Stream,
+        interval: Duration,
+        period: Duration,
+        mean_burst: Duration,
+    ) -> SimTime {
+        let next = t + interval;
+        if next < self.burst_end {
+            return next;
+        }
+        self.cycle += period;
+        self.burst_end = self.cycle + rng::exponential(rng, mean_burst).min(period);
+        self.cycle
     }
 
     fn exhausted(&self, at: SimTime) -> bool {
@@ -139,6 +154,7 @@ impl PacketSource {
 
     /// Counts the packet due now as generated and draws the next instant; returns its
     /// sequence number.
+    #[inline]
     pub(super) fn advance(&mut self, rng: &mut Stream) -> u64 {
         let seq = self.generated;
         self.generated += 1;

@@ -47,9 +47,6 @@ pub struct PortStats {
     pub wire_losses: u64,
     /// Time spent on completed transmissions (preamble through gap), ps.
     pub busy_ps: u64,
-    /// Bytes of the data frames that arrived to be queued, queued or dropped (the
-    /// offered load).
-    pub offered_bytes: u64,
 }
 
 /// The variation of a host's interrupt service time: uniform in [0, span).
@@ -178,7 +175,6 @@ impl Port {
 
     /// Queues a data frame; a full queue drops it (drop-tail) and hands its packet back.
     pub fn enqueue(&mut self, now: SimTime, frame: Queued) -> Result<(), Queued> {
-        self.stats.offered_bytes += u64::from(frame.len);
         self.queue.enqueue(now, frame).map_err(|_| {
             self.stats.drops += 1;
             self.stats.dropped_bytes += u64::from(frame.len);
@@ -427,11 +423,6 @@ impl Port {
     /// A MAC control frame arrived at this port.
     pub fn count_control_received(&mut self) {
         self.stats.control_received += 1;
-    }
-
-    /// Bytes of the data frames that arrived to be queued so far, queued or dropped.
-    pub fn offered_bytes(&self) -> u64 {
-        self.stats.offered_bytes
     }
 
     /// What a policy sees of the queue: frames and bytes waiting.

@@ -41,7 +41,8 @@ pub struct LinkView {
     /// The data frames waiting at each end's output (not counting a frame on the wire).
     pub queues: [QueueView; 2],
     /// Bytes of the data frames that have arrived at each end's output so far, queued or
-    /// dropped (the offered load, for policies that predict the arrival rate).
+    /// dropped (the offered load, for policies that predict the arrival rate; counted
+    /// only for those, [`RatePolicyKind::counts_arrivals`]).
     pub offered: [u64; 2],
 }
 
@@ -174,6 +175,12 @@ impl RatePolicyKind {
         }
     }
 
+    /// Whether the policy predicts from the bytes offered to the queues (practRA, and any
+    /// custom policy): they are counted only then.
+    pub fn counts_arrivals(&self) -> bool {
+        matches!(self, RatePolicyKind::PractRa(_) | RatePolicyKind::Custom(_))
+    }
+
     /// Whether the policy looks at queues at all (a schedule and a fixed rate do not).
     pub fn watches_queues(&self) -> bool {
         !matches!(self, RatePolicyKind::Schedule(_) | RatePolicyKind::Fixed)
@@ -226,6 +233,9 @@ pub struct RateSwitching {
     /// Energy of the changes begun, each dark time at the higher of its two rates' power, J.
     dark_energy_j: f64,
     last_dark_w: f64,
+    /// Bytes of the data frames each end's output queue accepted (counted only when the
+    /// policy watches queues).
+    accepted: [u64; 2],
 }
 
 impl RateSwitching {
@@ -253,6 +263,7 @@ impl RateSwitching {
             watts: None,
             dark_energy_j: 0.0,
             last_dark_w: 0.0,
+            accepted: [0, 0],
         }
     }
 
@@ -309,12 +320,12 @@ impl RateSwitching {
     }
 
     /// When the link next needs its timer: the policy's, or a deferred change's.
+    #[inline]
     pub fn next_wake(&mut self) -> Option<SimTime> {
         let policy = self.policy.next_timer();
-        let retry = self.retry.map(|(at, _)| at);
-        match (policy, retry) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        match self.retry {
+            None => policy,
+            Some((at, _)) => Some(policy.map_or(at, |p| p.min(at))),
         }
     }
 
@@ -334,8 +345,16 @@ impl RateSwitching {
     }
 
     /// The view a policy gets, with the ends' `queues`.
-    pub fn view(&self, queues: [QueueView; 2], offered: [u64; 2]) -> LinkView {
+    /// `dropped` is the bytes each end's queue dropped so far: with those it accepted,
+    /// the bytes offered to it.
+    pub fn view(&self, queues: [QueueView; 2], dropped: [u64; 2]) -> LinkView {
+        let offered = [self.accepted[0] + dropped[0], self.accepted[1] + dropped[1]];
         LinkView { rate_index: self.current, rates: self.rates.len(), queues, offered }
+    }
+
+    /// A data frame of `len` bytes joined the queue of `end`.
+    pub fn count_accepted(&mut self, end: usize, len: u32) {
+        self.accepted[end] += u64::from(len);
     }
 
     /// Asks the policy about a queue moment; returns the rate index it wants, if any.

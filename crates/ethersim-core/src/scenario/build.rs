@@ -500,7 +500,7 @@ fn practra(
 }
 
 /// practRA's default delay bound, ms (docs/capacity-scaling.md says why).
-const PRACTRA_DELAY_BOUND_MS: u64 = 100;
+const PRACTRA_DELAY_BOUND_MS: u64 = 10;
 /// practRA's default weight of the newest arrival-rate sample.
 const PRACTRA_WEIGHT: f64 = 0.25;
 /// practRA's default sampling interval, ms.

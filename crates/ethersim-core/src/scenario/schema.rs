@@ -530,7 +530,7 @@ pub enum RatePolicySpec {
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PractRaSpec {
-    /// The delay bound d: the queueing delay the port keeps under. Default 100 ms.
+    /// The delay bound d: the queueing delay the port keeps under. Default 10 ms.
     #[serde(default)]
     pub delay_bound: Option<DurationSpec>,
     /// The weight of the newest arrival-rate sample in the moving average, in (0, 1].

@@ -145,8 +145,6 @@ pub struct PortResult {
     pub service_energy_fastest_j: Option<f64>,
     /// Energy saved against the fastest rate throughout, percent.
     pub service_energy_saved_percent: Option<f64>,
-    /// Bytes of data frames offered to the port (queued or dropped).
-    pub offered_bytes: u64,
     /// Frames dropped at this port's queue.
     pub drops: u64,
     /// Bytes dropped at this port's queue.
@@ -655,7 +653,6 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
                         0.0
                     }
                 }),
-                offered_bytes: s.offered_bytes,
                 drops: s.drops,
                 dropped_bytes: s.dropped_bytes,
                 wire_losses: s.wire_losses,

@@ -14,7 +14,8 @@ use crate::wire::{Packet, PacketKind, PacketRef};
 /// A moment of a port's queue a policy sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum QueueMoment {
-    Enqueued,
+    /// A data frame of this length joined the queue.
+    Enqueued(u32),
     Dequeued,
     Empty,
 }
@@ -34,7 +35,7 @@ impl Network {
             let (held_bytes, held_frames) = p.queue().held_at(now);
             TraceRecord::Enqueued { port, frame_len: frame.len, held_bytes, held_frames }
         });
-        self.policy_hook(sched, port, QueueMoment::Enqueued);
+        self.policy_hook(sched, port, QueueMoment::Enqueued(frame.len));
         self.try_start(sched, port);
     }
 
@@ -219,11 +220,11 @@ impl Network {
             // asleep (an asleep PHY holds the gate until it opens it; an awake or waking
             // one sends the frame in its turn).
             match moment {
-                QueueMoment::Enqueued if self.ports[port.index()].gate.held_until_opened() => {
+                QueueMoment::Enqueued(_) if self.ports[port.index()].gate.held_until_opened() => {
                     self.lpi_on_enqueue(sched, port, false);
                 }
                 QueueMoment::Empty => self.lpi_on_idle(sched, port),
-                QueueMoment::Enqueued | QueueMoment::Dequeued => {}
+                QueueMoment::Enqueued(_) | QueueMoment::Dequeued => {}
             }
         } else if hooks != 0 {
             self.run_hooks(sched, port, moment);
@@ -234,20 +235,24 @@ impl Network {
     fn run_hooks(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
         let p = &self.ports[port.index()];
         let (hooks, link) = (p.hooks, p.link);
-        if hooks & Port::HOOK_THRESHOLD != 0 && moment != QueueMoment::Enqueued {
+        if hooks & Port::HOOK_THRESHOLD != 0 && !matches!(moment, QueueMoment::Enqueued(_)) {
             // Arrivals are seen with the input they came through (`threshold_after_arrival`).
             self.threshold_after_departure(sched, port);
         }
         if hooks & Port::HOOK_RATE != 0 {
-            self.rate_queue_moment(sched, link);
+            let enqueued = match moment {
+                QueueMoment::Enqueued(len) => Some((port, len)),
+                QueueMoment::Dequeued | QueueMoment::Empty => None,
+            };
+            self.rate_queue_moment(sched, link, enqueued);
         }
         if hooks & Port::HOOK_LPI != 0 {
             match moment {
                 // Only a PHY that is asleep has anything to do as a frame queues (it
                 // holds the gate until it opens it; an awake or waking one sends the
                 // frame in its turn).
-                QueueMoment::Enqueued if !self.ports[port.index()].gate.held_until_opened() => {}
-                QueueMoment::Enqueued => self.lpi_on_enqueue(sched, port, false),
+                QueueMoment::Enqueued(_) if !self.ports[port.index()].gate.held_until_opened() => {}
+                QueueMoment::Enqueued(_) => self.lpi_on_enqueue(sched, port, false),
                 QueueMoment::Empty => self.lpi_on_idle(sched, port),
                 QueueMoment::Dequeued => {}
             }
@@ -263,7 +268,7 @@ impl Network {
             return;
         };
         let action = match moment {
-            QueueMoment::Enqueued => policy.on_enqueue(now, view),
+            QueueMoment::Enqueued(_) => policy.on_enqueue(now, view),
             QueueMoment::Dequeued => policy.on_dequeue(now, view),
             QueueMoment::Empty => policy.on_empty(now),
         };

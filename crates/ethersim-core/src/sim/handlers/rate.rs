@@ -75,17 +75,30 @@ impl Network {
     }
 
     /// A queue of `link` changed (a frame queued or started, a port gone idle): its rate
-    /// policy may ask for another rate.
-    pub(in crate::sim) fn rate_queue_moment(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
+    /// policy may ask for another rate. `enqueued` is (port, frame length) when a data
+    /// frame joined that port's queue.
+    pub(in crate::sim) fn rate_queue_moment(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        link: LinkId,
+        enqueued: Option<(crate::ids::PortId, u32)>,
+    ) {
         let now = sched.now();
         let [a, b] = self.links[link.index()].ends;
-        let queues = [self.ports[a.index()].view(), self.ports[b.index()].view()];
-        let offered = [self.ports[a.index()].offered_bytes(), self.ports[b.index()].offered_bytes()];
         let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
+        let mut dropped = [0, 0];
+        if rs.policy.counts_arrivals() {
+            if let Some((port, len)) = enqueued {
+                rs.count_accepted(usize::from(port == b), len);
+            }
+            dropped =
+                [self.ports[a.index()].stats().dropped_bytes, self.ports[b.index()].stats().dropped_bytes];
+        }
         if rs.is_switching(now) {
             return;
         }
-        let view = rs.view(queues, offered);
+        let queues = [self.ports[a.index()].view(), self.ports[b.index()].view()];
+        let view = rs.view(queues, dropped);
         if let Some(target) = rs.consult_queue(now, view) {
             self.switch_rate(sched, link, target);
         }
@@ -113,7 +126,8 @@ impl Network {
         let now = sched.now();
         let [a, b] = self.links[link.index()].ends;
         let queues = [self.ports[a.index()].view(), self.ports[b.index()].view()];
-        let offered = [self.ports[a.index()].offered_bytes(), self.ports[b.index()].offered_bytes()];
+        let dropped =
+            [self.ports[a.index()].stats().dropped_bytes, self.ports[b.index()].stats().dropped_bytes];
         let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
         if !sched.timer_fires(&mut rs.timer, generation, |generation| Event::RateTimer { link, generation }) {
             return;
@@ -124,7 +138,7 @@ impl Network {
             sched.arm(&mut rs.timer, at, |generation| Event::RateTimer { link, generation });
             return;
         }
-        let view = rs.view(queues, offered);
+        let view = rs.view(queues, dropped);
         let policy_due = rs.next_timer().is_some_and(|t| t <= now);
         let deferred = rs.take_retry(now);
         let wanted = if policy_due {
