@@ -135,8 +135,9 @@ pub enum RatePolicyKind {
     Schedule(ScheduledRates),
     /// ALR dual thresholds.
     Alr(AlrPolicy),
-    /// practRA (capacity scaling).
-    PractRa(PractRa),
+    /// practRA (capacity scaling); boxed, so that the enum's tag stays as cheap to read
+    /// for the other policies on their per-frame path.
+    PractRa(Box<PractRa>),
     /// No policy: the link keeps its rate (the mechanism's accounting, power included,
     /// without its changes).
     Fixed,
@@ -234,8 +235,11 @@ pub struct RateSwitching {
     dark_energy_j: f64,
     last_dark_w: f64,
     /// Bytes of the data frames each end's output queue accepted (counted only when the
-    /// policy watches queues).
+    /// policy counts arrivals).
     accepted: [u64; 2],
+    /// Whether the policy counts arrivals (read on every queue moment: a field, not a
+    /// match on the policy).
+    counts_arrivals: bool,
 }
 
 impl RateSwitching {
@@ -244,7 +248,9 @@ impl RateSwitching {
     pub fn new(rates: Vec<BitRate>, initial: usize, switch_time: Duration, policy: RatePolicyKind) -> Self {
         debug_assert!(rates.windows(2).all(|w| w[0] < w[1]) && initial < rates.len());
         let n = rates.len();
+        let counts_arrivals = policy.counts_arrivals();
         RateSwitching {
+            counts_arrivals,
             rates,
             switch_time,
             policy,
@@ -350,6 +356,12 @@ impl RateSwitching {
     pub fn view(&self, queues: [QueueView; 2], dropped: [u64; 2]) -> LinkView {
         let offered = [self.accepted[0] + dropped[0], self.accepted[1] + dropped[1]];
         LinkView { rate_index: self.current, rates: self.rates.len(), queues, offered }
+    }
+
+    /// Whether the policy predicts from the bytes offered to the queues.
+    #[inline]
+    pub fn counts_arrivals(&self) -> bool {
+        self.counts_arrivals
     }
 
     /// A data frame of `len` bytes joined the queue of `end`.

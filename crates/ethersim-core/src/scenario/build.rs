@@ -496,7 +496,7 @@ fn practra(
         return Err(ScenarioError::at(format!("{path}.policy.sample_interval"), "must be greater than 0 s"));
     }
     let settings = PractRaSettings { delay_bound, dark: switch_time, weight, sample, end };
-    Ok(RatePolicyKind::PractRa(PractRa::new(settings, rates)))
+    Ok(RatePolicyKind::PractRa(Box::new(PractRa::new(settings, rates))))
 }
 
 /// practRA's default delay bound, ms (docs/capacity-scaling.md says why).

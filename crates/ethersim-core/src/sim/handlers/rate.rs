@@ -87,7 +87,7 @@ impl Network {
         let [a, b] = self.links[link.index()].ends;
         let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
         let mut dropped = [0, 0];
-        if rs.policy.counts_arrivals() {
+        if rs.counts_arrivals() {
             if let Some((port, len)) = enqueued {
                 rs.count_accepted(usize::from(port == b), len);
             }
