@@ -704,6 +704,7 @@ def _summary(rep: Reproduction) -> str:
             f"| {span('throughput_reduction_percent', 1)} | {span('rate_changes', 0)} "
             f"| {span('energy_saved_percent', 1)} |"
         )
+    lines.append("")
     for setting in SETTINGS:
         g = t[t.setting == setting]
         worst = g.sort_values("throughput_reduction_percent").iloc[-1]
