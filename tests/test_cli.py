@@ -232,3 +232,5 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str) -> None:
         assert "pause (802.3x)" in text
     if any(link["rate_switches"] for link in s["links"]):
         assert "rate switches" in text
+    if any(p["rate_scaled"] for p in s["ports"]):
+        assert "capacity scaling" in text and "mean service rate" in text

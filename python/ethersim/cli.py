@@ -227,6 +227,7 @@ def _print_summary(result: Result) -> None:
     out_console().print(ports)
     _print_pause(s)
     _print_eee(s)
+    _print_capacity_scaling(s)
     _print_stations(s)
     _print_jobs(s)
     _print_links(s)
@@ -327,6 +328,29 @@ def _print_eee(s: dict[str, Any]) -> None:
             f"{p['energy_saved_percent']:.1f}%",
         )
     out_console().print(eee)
+
+
+def _print_capacity_scaling(s: dict[str, Any]) -> None:
+    """Ports whose rate is scaled (rate switching): mean service rate and energy."""
+    from rich.table import Table
+
+    ports = [p for p in s["ports"] if p["rate_scaled"]]
+    if not ports:
+        return
+    table = Table(title="capacity scaling", title_justify="left")
+    for col in ("port", "rate changes", "mean service rate", "below fastest", "energy", "saved"):
+        table.add_column(col, justify="left" if col == "port" else "right", overflow="fold")
+    for p in ports:
+        energy = p["service_energy_j"]
+        table.add_row(
+            _literal(f"{p['node']} → {p['peer']}"),
+            f"{p['rate_changes']:,}",
+            _fmt_rate(p["service_rate_mean_bps"]),
+            f"{p['service_rate_reduction_percent']:.1f}%",
+            "\N{EN DASH}" if energy is None else f"{energy:.4g} J",
+            "\N{EN DASH}" if energy is None else f"{p['service_energy_saved_percent']:.1f}%",
+        )
+    out_console().print(table)
 
 
 def _print_links(s: dict[str, Any]) -> None:
