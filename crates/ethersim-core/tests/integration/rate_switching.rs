@@ -164,3 +164,28 @@ fn a_rate_switch_and_an_outage_on_one_link_keep_the_longer_darkness() {
     sim.run();
     assert_eq!(data_starts(&sim, PortId(0)), vec![130 * US]);
 }
+
+#[test]
+fn a_scheduled_change_within_the_minimum_interval_waits_for_it() {
+    // Changes asked at 100 us and 110 us, at least 50 us apart: the second is requested
+    // at 150 us, the first instant the interval allows, and then carried out.
+    let text = scheduled(&[500]).replace(
+        r#"policy = { kind = "schedule", changes = [{ at = "100 us", rate = "10 Gb/s" }] } }"#,
+        r#"min_interval = "50 us", policy = { kind = "schedule", changes = [{ at = "100 us", rate = "10 Gb/s" }, { at = "110 us", rate = "1 Gb/s" }] } }"#,
+    );
+    assert!(text.contains("min_interval"), "the scenario was edited");
+    let mut sim = logged(&text);
+    sim.run();
+    let dark: Vec<(u64, u64)> = log(&sim)
+        .records
+        .iter()
+        .filter_map(|(t, r)| match r {
+            TraceRecord::LinkDark { until, .. } => Some((t.as_ps(), until.as_ps())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(dark, vec![(100 * US, 110 * US), (150 * US, 160 * US)]);
+    let net = sim.network();
+    assert_eq!(net.links[0].dirs[0].rate(), BitRate::gbps(1), "the deferred change happened");
+    assert_eq!(net.links[0].rate_switching.as_ref().unwrap().switches(), 2);
+}
