@@ -8,4 +8,7 @@ pub enum CoreError {
     /// The scenario is malformed or inconsistent.
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
+    /// An output file (a packet capture) could not be written.
+    #[error("{0}")]
+    Output(String),
 }

@@ -8,6 +8,7 @@
 //! [`run`] (the one-call entry points used by the Python front).
 
 pub mod app;
+pub mod capture;
 pub mod engine;
 pub mod error;
 pub mod ids;

@@ -1,5 +1,6 @@
 //! One-call entry points: scenario text in, results out.
 
+use std::path::Path;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -57,13 +58,39 @@ pub struct Run {
 
 impl Run {
     /// Parses, overrides, checks and builds the scenario in `text`; `seed` replaces its seed.
+    /// A scenario with packet captures needs [`Run::prepare_writing`].
     pub fn prepare(text: &str, overrides: &[(String, String)], seed: Option<u64>) -> Result<Run, CoreError> {
+        Run::prepare_writing(text, overrides, seed, None)
+    }
+
+    /// As [`Run::prepare`], with the folder the run's packet captures are written to
+    /// (their file names are relative to it); a scenario with captures and no folder is an
+    /// error. The files are complete once [`Run::report`] returns.
+    pub fn prepare_writing(
+        text: &str,
+        overrides: &[(String, String)],
+        seed: Option<u64>,
+        output: Option<&Path>,
+    ) -> Result<Run, CoreError> {
         let started = Instant::now();
         let mut s = scenario::load(text, overrides)?;
         if let Some(seed) = seed {
             s.seed = seed;
         }
-        let built = scenario::build(&s)?;
+        let mut built = scenario::build(&s)?;
+        if !built.network.captures.is_empty() {
+            let Some(dir) = output else {
+                return Err(scenario::ScenarioError::at(
+                    "captures",
+                    "writing packet captures needs an output folder; expected `--out DIR` (or run \
+                     without captures)",
+                )
+                .into());
+            };
+            for c in &mut built.network.captures {
+                c.open(dir).map_err(CoreError::Output)?;
+            }
+        }
         Ok(Run {
             sim: Simulation::new(built.network, built.limits),
             name: s.name,
@@ -88,7 +115,7 @@ impl Run {
 
     /// The report of a run that ended for `reason`; a run that went beyond the clock's
     /// range is an error instead.
-    pub fn report(self, reason: StopReason) -> Result<RunReport, CoreError> {
+    pub fn report(mut self, reason: StopReason) -> Result<RunReport, CoreError> {
         if reason == StopReason::ClockOverflow {
             return Err(scenario::ScenarioError::at(
                 "",
@@ -100,6 +127,11 @@ impl Run {
                 ),
             )
             .into());
+        }
+        let network = self.sim.network_mut();
+        for i in 0..network.captures.len() {
+            let name = network.port_name(network.captures[i].settings.port);
+            network.captures[i].finish(&name).map_err(CoreError::Output)?;
         }
         let wall = self.started.elapsed().as_secs_f64();
         let summary = self.sim.summary(&self.name, self.seed);

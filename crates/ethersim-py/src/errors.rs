@@ -44,6 +44,7 @@ fn instantiate<'py, A: pyo3::call::PyCallArgs<'py>>(py: Python<'py>, class: &str
 pub fn to_py_err(py: Python<'_>, e: GlueError) -> PyErr {
     match e {
         GlueError::Core(CoreError::Scenario(s)) => instantiate(py, "ScenarioError", (s.message, s.path)),
+        GlueError::Core(CoreError::Output(msg)) => instantiate(py, "OutputError", (msg,)),
         GlueError::Panic(msg) => instantiate(
             py,
             "InternalError",

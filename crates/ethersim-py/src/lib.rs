@@ -22,17 +22,21 @@ const SIGNAL_CHECK_EVERY: u64 = 1 << 20;
 /// a long run, and to call `progress(sim_time_s, events, until_s)` if given (`until_s`:
 /// the simulated time limit, or `None`). Whatever a handler or `progress` raises
 /// (`KeyboardInterrupt`, a caller's timeout, `SystemExit`) is what this function raises.
+/// `output` is the folder packet captures are written to (needed by a scenario with
+/// captures; the caller removes it if the run fails).
 #[pyfunction]
-#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None))]
+#[pyo3(signature = (text, overrides = Vec::new(), seed = None, progress = None, output = None))]
 fn run(
     py: Python<'_>,
     text: String,
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
     progress: Option<Py<PyAny>>,
+    output: Option<std::path::PathBuf>,
 ) -> PyResult<String> {
     let outcome = py.detach(|| -> Result<String, Stopped> {
-        let mut run = guard(|| ethersim_core::run::Run::prepare(&text, &overrides, seed))?;
+        let mut run =
+            guard(|| ethersim_core::run::Run::prepare_writing(&text, &overrides, seed, output.as_deref()))?;
         let reason = loop {
             // Each slice runs under the panic guard; Python is called only between slices,
             // outside it, so nothing Python does (even ending a thread) unwinds into it.

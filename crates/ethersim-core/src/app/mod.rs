@@ -17,6 +17,7 @@
 
 pub mod mpi;
 pub mod ping;
+pub mod replay;
 pub mod saturating;
 pub mod sink;
 pub mod sources;
@@ -32,6 +33,7 @@ use crate::time::SimTime;
 use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
 
 pub use ping::{PingClient, PingResponder};
+pub use replay::{ReplayFrame, TraceReplay};
 pub use saturating::{FrameLengths, SaturatingSource};
 pub use sink::UdpSink;
 pub use sources::{Arrivals, PacketSource};
@@ -98,6 +100,8 @@ pub enum EndpointKind {
     TcpReceiver(Box<TcpReceiver>),
     /// The ranks of an MPI job on one host.
     Mpi(Box<mpi::MpiNode>),
+    /// A packet trace's frames, replayed at their times (boxed: its frames are a table).
+    Replay(Box<TraceReplay>),
 }
 
 /// One endpoint: an end of a flow, on a host.
@@ -168,6 +172,7 @@ impl Endpoint {
             EndpointKind::TcpSender(t) => t.poll(now, buffer_free),
             EndpointKind::TcpReceiver(t) => t.poll(now, buffer_free),
             EndpointKind::Mpi(m) => m.poll(now, buffer_free),
+            EndpointKind::Replay(r) => r.poll(now, buffer_free),
         }
     }
 
@@ -182,6 +187,7 @@ impl Endpoint {
             EndpointKind::TcpSender(t) => t.socket.take(now),
             EndpointKind::TcpReceiver(t) => t.socket.take(now),
             EndpointKind::Mpi(m) => m.take(),
+            EndpointKind::Replay(r) => r.take(),
             // A sink never answers Send.
             EndpointKind::UdpSink(_) => unreachable!("a UDP sink has nothing to send"),
         }
@@ -211,7 +217,8 @@ impl Endpoint {
             EndpointKind::UdpSink(_)
             | EndpointKind::UdpFile(_)
             | EndpointKind::Source(_)
-            | EndpointKind::Saturating(_) => {}
+            | EndpointKind::Saturating(_)
+            | EndpointKind::Replay(_) => {}
         }
     }
 
@@ -232,6 +239,7 @@ impl Endpoint {
         match &self.kind {
             EndpointKind::Source(s) => s.send_drops(),
             EndpointKind::PingClient(p) => p.send_drops(),
+            EndpointKind::Replay(r) => r.send_drops(),
             _ => 0,
         }
     }
@@ -266,6 +274,7 @@ impl Endpoint {
             EndpointKind::TcpSender(t) => t.kind_name(),
             EndpointKind::TcpReceiver(_) => "tcp_receiver",
             EndpointKind::Mpi(_) => "mpi",
+            EndpointKind::Replay(_) => "replay",
         }
     }
 
@@ -275,6 +284,7 @@ impl Endpoint {
             EndpointKind::PingClient(p) => p.report(out),
             EndpointKind::TcpSender(t) => t.report(out),
             EndpointKind::TcpReceiver(t) => t.report(out),
+            EndpointKind::Replay(r) => r.report(out),
             // A responder may serve many flows; each flow counts its own replies.
             // A job reports per job, not per flow.
             EndpointKind::PingResponder(_)

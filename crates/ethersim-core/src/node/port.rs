@@ -121,6 +121,8 @@ pub struct Port {
     pub policy: Option<PortPolicy>,
     /// Whether the port belongs to a host (whose transmit buffers free when a frame ends).
     pub on_host: bool,
+    /// Whether a capture writes this port's frames (`Network::captures`).
+    pub captured: bool,
     /// The host's interrupt service time: after each data frame's last bit, the
     /// controller waits this long before it can start the next ([`Closer::Driver`]).
     /// Zero for a NIC that sends from its queue back to back (and on switches).
@@ -161,6 +163,7 @@ impl Port {
             gate_timer: Timer::default(),
             policy: None,
             on_host: false,
+            captured: false,
             tx_interrupt: Duration::ZERO,
             interrupt_jitter: None,
             hooks: 0,

@@ -138,11 +138,12 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let jobs = super::mpi::jobs(s, &topo, &mut endpoints, &mut flows)?;
     let trace = trace(s, &topo, &mut endpoints, &flows, &mut links)?;
     attach_losses(s, &topo, &flows, &mut links)?;
-    let mut network = Network::new(topo.names, nodes, ports, links, endpoints, flows);
+    let mut network = Network::new(topo.names.clone(), nodes, ports, links, endpoints, flows);
     network.trace = trace;
     record_idle_intervals(s, &jobs, &mut network);
     network.jobs = jobs;
     network.window = window.map(Box::new);
+    super::captures::attach(s, &topo, &mut network)?;
     Ok(Built { network, limits, warnings: warnings(s) })
 }
 
@@ -1294,6 +1295,9 @@ fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<Flow>)> {
                     Some(EndpointKind::TcpReceiver(Box::new(receiver))),
                 )
             }
+            AppSpec::Replay(r) => {
+                (super::replay::replay(r, &path, s, path_mtu)?, Some(EndpointKind::UdpSink(UdpSink)))
+            }
             AppSpec::TcpBulk(t) => {
                 let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
                 let (stop, window) = bulk_times(t, &path, s)?;
@@ -1471,7 +1475,7 @@ fn file_transfer(f: &UdpFileSpec, path: &str, payload: u32) -> Result<EndpointKi
 }
 
 /// Checks that an open-loop sender stops: by `stop`, `count`, or the scenario's limits.
-fn check_stops(
+pub(super) fn check_stops(
     path: &str,
     s: &Scenario,
     start: Duration,

@@ -2,9 +2,11 @@
 //! validate and build a runnable network.
 
 pub mod build;
+mod captures;
 pub mod error;
 pub mod mpi;
 pub mod overrides;
+mod replay;
 pub mod schema;
 pub mod topology;
 pub mod units;
@@ -65,6 +67,7 @@ fn check_apps(doc: &Table) -> Result<(), ScenarioError> {
             "ping" => typed::<PingSpec>(rest, &path).map(|_| ())?,
             "tcp_file" => typed::<TcpFileSpec>(rest, &path).map(|_| ())?,
             "tcp_bulk" => typed::<TcpBulkSpec>(rest, &path).map(|_| ())?,
+            "replay" => typed::<schema::ReplaySpec>(rest, &path).map(|_| ())?,
             other => {
                 return Err(ScenarioError::at(
                     format!("{path}.kind"),

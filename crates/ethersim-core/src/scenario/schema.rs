@@ -67,6 +67,82 @@ pub struct Scenario {
     /// interval (IEEE 802.3x).
     #[serde(default)]
     pub pause_generators: Vec<PauseGeneratorSpec>,
+    /// Packet captures: the frames ports send and receive, as real bytes in pcap or pcapng
+    /// files in the run's output folder (see docs/captures.md).
+    #[serde(default)]
+    pub captures: Vec<CaptureSpec>,
+}
+
+/// A packet capture of one port of a point-to-point link: the frames it sends
+/// (timestamped at their first bit) and receives (at their last bit), with real headers
+/// (Ethernet II, IPv4, UDP, TCP, ICMP echo, MAC control PAUSE) and valid checksums, in
+/// time order; payload bytes are zeros. The frame is stored without its FCS, as a NIC's
+/// driver captures it.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureSpec {
+    /// The port, as `node->peer`, e.g. `"server->switch"`.
+    pub port: String,
+    /// The file, relative to the run's output folder. Default
+    /// `captures/NODE-PEER.pcapng` (`.pcap` for that format).
+    #[serde(default)]
+    pub file: Option<String>,
+    /// `pcapng` (the port's name, rate and each frame's direction are in the file) or
+    /// `pcap`. Default pcapng.
+    #[serde(default)]
+    pub format: CaptureFormatSpec,
+    /// Timestamp resolution: `us`, `ns` or `ps` (pcapng only: every instant exactly).
+    /// Default ns.
+    #[serde(default)]
+    pub resolution: ResolutionSpec,
+    /// Bytes kept of each frame; a longer frame keeps its first `snaplen` bytes and its
+    /// length. Default 262144 (whole frames, as Wireshark's default).
+    #[serde(default = "default_snaplen")]
+    pub snaplen: u32,
+    /// Frames kept: `both`, `out` (sent) or `in` (received). Default both.
+    #[serde(default)]
+    pub direction: CaptureDirectionSpec,
+}
+
+const fn default_snaplen() -> u32 {
+    262_144
+}
+
+/// A capture file's format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureFormatSpec {
+    /// pcapng.
+    #[default]
+    Pcapng,
+    /// Classic pcap.
+    Pcap,
+}
+
+/// A capture's timestamp resolution.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolutionSpec {
+    /// Microseconds.
+    Us,
+    /// Nanoseconds.
+    #[default]
+    Ns,
+    /// Picoseconds (pcapng only).
+    Ps,
+}
+
+/// Which frames of a port a capture keeps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CaptureDirectionSpec {
+    /// Sent and received.
+    #[default]
+    Both,
+    /// Sent.
+    Out,
+    /// Received.
+    In,
 }
 
 const fn yes() -> bool {
@@ -748,6 +824,66 @@ pub enum AppSpec {
     TcpFile(TcpFileSpec),
     /// A long-lived TCP flow sending as fast as TCP allows until its stop time.
     TcpBulk(TcpBulkSpec),
+    /// A packet trace (pcap or pcapng) replayed: its frames' times and lengths, as UDP
+    /// datagrams from `from` to `to`.
+    Replay(ReplaySpec),
+}
+
+/// Trace-driven traffic: the frames of a pcap or pcapng file, each handed to the sending
+/// host at its timestamp as a UDP datagram whose frame has the traced frame's length (an
+/// Ethernet capture's frames lack their FCS, so 4 B are added; cooked and raw IP captures
+/// get the Ethernet header and FCS; short frames are padded to 64 B). A frame longer than
+/// the path carries (a capture of offloaded segments) is sent as several frames at its
+/// instant. A frame due while the host has no transmit buffer is lost at the sender.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplaySpec {
+    /// Unique name, used in reports. Default `apps[i]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Sending host.
+    pub from: String,
+    /// Receiving host.
+    pub to: String,
+    /// The trace: a pcap or pcapng file (relative to the scenario file's folder).
+    pub file: String,
+    /// Multiplies the time between frames: 0.5 replays twice as fast. Default 1.
+    #[serde(default = "one_f64")]
+    pub time_scale: f64,
+    /// Passes over the trace, each one pass length after the previous (the trace's span
+    /// plus its mean gap between frames, scaled). Default 1.
+    #[serde(default)]
+    pub repeat: Option<u64>,
+    /// Replay the trace over and over until `stop` or the run's end (instead of `repeat`).
+    /// Default false.
+    #[serde(default, rename = "loop")]
+    pub loop_: bool,
+    /// `first_frame`: the trace's first frame goes at `start`; `capture`: each frame at its
+    /// timestamp in the file plus `start` (a capture ethersim wrote replays at its own
+    /// instants). Default first_frame.
+    #[serde(default)]
+    pub align: ReplayAlign,
+    /// When the replay starts. Default 0 s.
+    #[serde(default = "zero_time")]
+    pub start: DurationSpec,
+    /// No frame at or after this instant.
+    #[serde(default)]
+    pub stop: Option<DurationSpec>,
+}
+
+const fn one_f64() -> f64 {
+    1.0
+}
+
+/// Where a replayed trace's timestamps are counted from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReplayAlign {
+    /// The trace's first frame.
+    #[default]
+    FirstFrame,
+    /// The capture file's epoch (simulated time 0 for a capture ethersim wrote).
+    Capture,
 }
 
 /// A file transfer over TCP (NewReno): connection set-up, the data, and the close.
@@ -1054,8 +1190,17 @@ pub struct WeightedFrameSpec {
 
 impl AppSpec {
     /// The kinds an application may be, as written in `kind`.
-    pub const KINDS: &'static [&'static str] =
-        &["udp_file", "constant_rate", "poisson", "on_off", "saturating", "ping", "tcp_file", "tcp_bulk"];
+    pub const KINDS: &'static [&'static str] = &[
+        "udp_file",
+        "constant_rate",
+        "poisson",
+        "on_off",
+        "saturating",
+        "ping",
+        "tcp_file",
+        "tcp_bulk",
+        "replay",
+    ];
 
     /// The sending host's name.
     pub fn from(&self) -> &str {
@@ -1067,6 +1212,7 @@ impl AppSpec {
             AppSpec::Ping(p) => &p.from,
             AppSpec::TcpFile(t) => &t.from,
             AppSpec::TcpBulk(t) => &t.from,
+            AppSpec::Replay(r) => &r.from,
         }
     }
     /// The receiving host's name.
@@ -1079,6 +1225,7 @@ impl AppSpec {
             AppSpec::Ping(p) => &p.to,
             AppSpec::TcpFile(t) => &t.to,
             AppSpec::TcpBulk(t) => &t.to,
+            AppSpec::Replay(r) => &r.to,
         }
     }
     /// The name given, if any.
@@ -1091,6 +1238,7 @@ impl AppSpec {
             AppSpec::Ping(p) => p.name.as_deref(),
             AppSpec::TcpFile(t) => t.name.as_deref(),
             AppSpec::TcpBulk(t) => t.name.as_deref(),
+            AppSpec::Replay(r) => r.name.as_deref(),
         }
     }
     /// Payload per packet, for applications that set one (not TCP: see its MSS).
@@ -1101,7 +1249,8 @@ impl AppSpec {
             AppSpec::OnOff(s) => Some(s.payload.0),
             AppSpec::Ping(p) => Some(p.payload.0),
             // A saturating source's frame lengths are checked with its frames.
-            AppSpec::Saturating(_) | AppSpec::TcpFile(_) | AppSpec::TcpBulk(_) => None,
+            // A replay's frame lengths come from its trace.
+            AppSpec::Saturating(_) | AppSpec::TcpFile(_) | AppSpec::TcpBulk(_) | AppSpec::Replay(_) => None,
         }
     }
     /// Start time.
@@ -1114,6 +1263,7 @@ impl AppSpec {
             AppSpec::Ping(p) => p.start.0,
             AppSpec::TcpFile(t) => t.start.0,
             AppSpec::TcpBulk(t) => t.start.0,
+            AppSpec::Replay(r) => r.start.0,
         }
     }
 }

@@ -45,6 +45,8 @@ pub struct Network {
     pub trace: Trace,
     /// MPI jobs, for their results.
     pub jobs: Vec<crate::app::mpi::MpiJob>,
+    /// Packet captures of ports (each port's `captured` says whether it has one).
+    pub captures: Vec<crate::capture::PortCapture>,
     /// Flows not yet complete.
     pub(super) active_flows: usize,
     /// Endpoints the run waits for that have not finished (see
@@ -84,6 +86,7 @@ impl Network {
             trace: Trace::default(),
             window: None,
             jobs: Vec::new(),
+            captures: Vec::new(),
             active_flows,
             open_endpoints,
             in_flight: 0,

@@ -471,6 +471,8 @@ pub struct RunSummary {
     /// The measurement window the `window_*` figures cover, if the scenario has one and
     /// the run reached its start.
     pub window: Option<WindowResult>,
+    /// Per packet capture: its file and what it holds.
+    pub captures: Vec<crate::capture::CaptureResult>,
 }
 
 /// The span a measurement window covered.
@@ -831,5 +833,6 @@ pub fn summarize(
         jobs: job_results(net),
         job_nodes: job_node_results(net),
         window: window.map(|w| w.result),
+        captures: net.captures.iter().map(|c| c.result(&net.port_name(c.settings.port))).collect(),
     }
 }

@@ -5,6 +5,7 @@
 mod applications;
 mod buffer;
 mod capacity_scaling;
+mod captures;
 mod common;
 mod csma;
 mod delivery;

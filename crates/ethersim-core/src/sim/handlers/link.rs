@@ -35,6 +35,9 @@ impl Network {
                 return;
             }
         }
+        if self.ports[receiver.index()].captured {
+            self.capture_frame(now, receiver, arrived.pkt, false);
+        }
         self.receive(sched, receiver, arrived.pkt);
     }
 

@@ -2,6 +2,7 @@
 //! handler in its own file here, reached through a seam (an endpoint's `on_packet`, a
 //! port's gate or policy, a link's channel), rather than by editing another's.
 
+mod capture;
 mod csma;
 mod endpoint;
 mod host;

@@ -102,6 +102,9 @@ impl Network {
                     last_bit: sent.timing.last_bit,
                     wire_free: sent.timing.wire_free,
                 });
+                if self.ports[port.index()].captured {
+                    self.capture_frame(now, port, frame.pkt, true);
+                }
                 if class == FrameClass::Data {
                     self.policy_hook(sched, port, QueueMoment::Dequeued);
                 }

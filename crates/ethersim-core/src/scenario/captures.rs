@@ -1,0 +1,98 @@
+//! Packet captures: each `[[captures]]` entry checked and turned into a port's capture.
+
+use std::collections::HashSet;
+use std::path::{Component, Path};
+
+use crate::capture::{CaptureFormat, CaptureSettings, Direction, Interface, PortCapture, Resolution};
+use crate::sim::Network;
+
+use super::error::ScenarioError;
+use super::schema::{CaptureDirectionSpec, CaptureFormatSpec, ResolutionSpec, Scenario};
+use super::topology::Topology;
+
+type Result<T> = std::result::Result<T, ScenarioError>;
+
+/// Gives the network a capture for each entry of `captures`, and marks the ports.
+pub(super) fn attach(s: &Scenario, topo: &Topology, network: &mut Network) -> Result<()> {
+    let mut files = HashSet::new();
+    for (i, spec) in s.captures.iter().enumerate() {
+        let path = format!("captures[{i}]");
+        let port = topo.port_named(&spec.port, &format!("{path}.port"))?;
+        // Ports of point-to-point links come first, two per link.
+        let (link, end) = (port.index() / 2, port.index() % 2);
+        if link >= s.links.len() {
+            return Err(ScenarioError::at(
+                format!("{path}.port"),
+                format!(
+                    "{:?} is a station of a shared-medium segment; captures are of point-to-point ports",
+                    spec.port
+                ),
+            ));
+        }
+        let format = match spec.format {
+            CaptureFormatSpec::Pcapng => CaptureFormat::PcapNg,
+            CaptureFormatSpec::Pcap => CaptureFormat::Pcap,
+        };
+        let resolution =
+            match spec.resolution {
+                ResolutionSpec::Us => Resolution::Micro,
+                ResolutionSpec::Ns => Resolution::Nano,
+                ResolutionSpec::Ps if format == CaptureFormat::Pcap => return Err(ScenarioError::at(
+                    format!("{path}.resolution"),
+                    "a pcap file's timestamps are us or ns; expected us or ns, or format = \"pcapng\" for ps",
+                )),
+                ResolutionSpec::Ps => Resolution::Pico,
+            };
+        if spec.snaplen < 64 {
+            return Err(ScenarioError::at(
+                format!("{path}.snaplen"),
+                format!("{} keeps less than the headers of a frame; expected at least 64", spec.snaplen),
+            ));
+        }
+        let name = network.port_name(port);
+        let file = if let Some(f) = &spec.file {
+            checked_file(f, &format!("{path}.file"))?
+        } else {
+            let ext = if format == CaptureFormat::Pcap { "pcap" } else { "pcapng" };
+            format!("captures/{}.{ext}", name.replace("->", "-"))
+        };
+        if !files.insert(file.clone()) {
+            return Err(ScenarioError::at(
+                format!("{path}.file"),
+                format!("{file:?} is already the file of another capture; expected a file of its own"),
+            ));
+        }
+        let direction = match spec.direction {
+            CaptureDirectionSpec::Both => Direction::Both,
+            CaptureDirectionSpec::Out => Direction::Out,
+            CaptureDirectionSpec::In => Direction::In,
+        };
+        let speed_bps = network.links[link].dirs[end].rate().as_bps();
+        network.ports[port.index()].captured = true;
+        network.captures.push(PortCapture::new(CaptureSettings {
+            port,
+            file,
+            format,
+            resolution,
+            snaplen: spec.snaplen,
+            direction,
+            interface: Interface { name, speed_bps },
+        }));
+    }
+    Ok(())
+}
+
+/// A capture's file name: relative, inside the output folder.
+fn checked_file(file: &str, path: &str) -> Result<String> {
+    let p = Path::new(file);
+    let inside = !file.is_empty()
+        && p.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        && p.file_name().is_some();
+    if !inside {
+        return Err(ScenarioError::at(
+            path,
+            format!("{file:?} is not a file inside the output folder; expected a relative path such as \"captures/server.pcapng\""),
+        ));
+    }
+    Ok(file.to_owned())
+}
