@@ -66,6 +66,7 @@ def test_write_is_all_or_nothing(tmp_path: Path) -> None:
     r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "1 MB"})
     out = r.write(tmp_path / "res")
     assert sorted(p.name for p in out.iterdir()) == [
+        "captures.parquet",
         "flows.parquet",
         "hosts.parquet",
         "idle_intervals.parquet",
@@ -74,6 +75,7 @@ def test_write_is_all_or_nothing(tmp_path: Path) -> None:
         "links.parquet",
         "ports.parquet",
         "run.json",
+        "scenario.toml",
         "series.parquet",
         "stations.parquet",
         "summary.json",

@@ -21,6 +21,8 @@ def with_outages(outages: str) -> str:
 
 PING = '[[apps]]\nkind = "ping"\nfrom = "server"\nto = "client"\n{}\n'
 TCP = (ROOT / "examples" / "tcp-file.toml").read_text()
+OFFICE = ROOT / "examples" / "traces" / "office.pcapng"
+REPLAY = '[[apps]]\nkind = "replay"\nfrom = "server"\nto = "client"\n{}\n'
 
 
 def with_loss(loss: str) -> str:
@@ -743,6 +745,73 @@ CASES = [
         GOOD.replace('to = "client"', 'to = "server"'),
         [],
         ["apps[0].to", "only a station of a shared-medium segment sends to itself"],
+    ),
+    (
+        "capture of an unknown port",
+        GOOD + '[[captures]]\nport = "server->nowhere"\n',
+        [],
+        ["captures[0].port", "nowhere"],
+    ),
+    (
+        "capture of a segment's station",
+        SEGMENT + '[[captures]]\nport = "a->coax"\n',
+        [],
+        ["captures[0].port", "is a station of a shared-medium segment"],
+    ),
+    (
+        "pcap in picoseconds",
+        GOOD + '[[captures]]\nport = "server->switch"\nformat = "pcap"\nresolution = "ps"\n',
+        [],
+        ["captures[0].resolution", "a pcap file's timestamps are us or ns"],
+    ),
+    (
+        "capture file in a folder",
+        GOOD + '[[captures]]\nport = "server->switch"\nfile = "../x.pcapng"\n',
+        [],
+        ["captures[0].file", "is not a plain file name"],
+    ),
+    (
+        "two captures to one file",
+        GOOD + '[[captures]]\nport = "server->switch"\n[[captures]]\nport = "switch->server"\n'
+        'file = "server-switch.pcapng"\n',
+        [],
+        ["captures[1].file", "is already the file of another capture"],
+    ),
+    (
+        "capture snaplen too short",
+        GOOD + '[[captures]]\nport = "server->switch"\nsnaplen = 10\n',
+        [],
+        ["captures[0].snaplen", "expected at least 64"],
+    ),
+    (
+        "pcap option without an output folder's help",
+        GOOD,
+        ["--pcap", "server->nowhere"],
+        ["captures[0].port", "nowhere"],
+    ),
+    (
+        "replay of a missing trace",
+        GOOD + REPLAY.format('file = "no-such.pcapng"'),
+        [],
+        ["apps[1].file", "cannot read trace", "no-such.pcapng"],
+    ),
+    (
+        "replay time scale zero",
+        GOOD + REPLAY.format(f'file = "{OFFICE}"\ntime_scale = 0.0'),
+        [],
+        ["apps[1].time_scale", "is not a positive number"],
+    ),
+    (
+        "replay repeated and looped",
+        GOOD + REPLAY.format(f'file = "{OFFICE}"\nrepeat = 2\nloop = true'),
+        [],
+        ["apps[1].repeat", "give `repeat` or `loop = true`, not both"],
+    ),
+    (
+        "replay looped forever",
+        GOOD + REPLAY.format(f'file = "{OFFICE}"\nloop = true'),
+        [],
+        ["apps[1]", "this application never stops"],
     ),
     (
         "app to a switch",

@@ -45,6 +45,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "-q",
     )
     assert r.exit_code == 0, r.output
+    assert (out / "report.html").is_file(), "every reproduction ends with its report"
     return out
 
 

@@ -204,10 +204,10 @@ def test_quick_commands_import_no_dataframe_library(args: list[str]) -> None:
     "example",
     sorted(p.name for p in (ROOT / "examples").glob("*.toml") if "sweep" not in p.name),
 )
-def test_every_example_runs_and_prints_its_mechanisms(example: str) -> None:
+def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Path) -> None:
     from ethersim.api import run
 
-    result = run(ROOT / "examples" / example)
+    result = run(ROOT / "examples" / example, output=tmp_path)
     s = result.summary
     assert s["stop_reason"] in ("work_done", "time_limit"), s["stop_reason"]
     assert all(f["packets_received"] > 0 for f in s["flows"]), example
@@ -232,5 +232,8 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str) -> None:
         assert "pause (802.3x)" in text
     if any(link["rate_switches"] for link in s["links"]):
         assert "rate switches" in text
+    if s["captures"]:
+        assert "packet captures" in text
+        assert all((tmp_path / c["file"]).stat().st_size > 0 for c in s["captures"])
     if any(p["rate_scaled"] for p in s["ports"]):
         assert "capacity scaling" in text and "mean service rate" in text

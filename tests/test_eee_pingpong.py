@@ -16,6 +16,7 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("eee") / "quick"
     r = invoke("reproduce", "eee-pingpong", "--quick", "--out", str(out), "-q")
     assert r.exit_code == 0, r.output
+    assert (out / "report.html").is_file(), "every reproduction ends with its report"
     return out
 
 

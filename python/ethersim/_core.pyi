@@ -1,7 +1,16 @@
 """Type stubs of the private Rust extension ``ethersim._core``."""
 
-__all__ = ["_trigger_panic", "core_version", "parse_quantity", "run", "schema", "validate"]
+__all__ = [
+    "_trigger_panic",
+    "core_version",
+    "parse_quantity",
+    "read_trace",
+    "run",
+    "schema",
+    "validate",
+]
 
+import os
 from collections.abc import Callable
 
 def run(
@@ -9,9 +18,13 @@ def run(
     overrides: list[tuple[str, str]] = ...,
     seed: int | None = None,
     progress: Callable[[float, int, float | None], object] | None = None,
+    output: str | os.PathLike[str] | None = None,
 ) -> str: ...
 def validate(text: str, overrides: list[tuple[str, str]] = ...) -> str: ...
 def schema() -> str: ...
 def core_version() -> str: ...
 def parse_quantity(kind: str, text: str, path: str = ...) -> int: ...
+def read_trace(
+    file: str | os.PathLike[str], path: str = ...
+) -> tuple[int, list[int], list[int]]: ...
 def _trigger_panic() -> None: ...

@@ -15,7 +15,16 @@ from ethersim import _core
 from ethersim.errors import ScenarioError
 from ethersim.results import Result
 
-__all__ = ["Overrides", "Progress", "load_text", "run", "run_text", "schema", "validate"]
+__all__ = [
+    "Overrides",
+    "Progress",
+    "load_text",
+    "run",
+    "run_text",
+    "schema",
+    "validate",
+    "with_captures",
+]
 
 #: Overrides of scenario values by key path. A mapping ``{"links[0].rate": "10 Gb/s",
 #: "seed": 7}`` or ``(path, value)`` pairs take typed Python values: a ``str`` is a
@@ -155,29 +164,41 @@ def load_text(scenario: str | Path) -> str:
 
 
 def file_overrides(scenario: str | Path, text: str) -> list[tuple[str, str]]:
-    """Overrides that make the relative paths inside a scenario file (MPI traces)
-    relative to the file's folder rather than the working directory.
+    """Overrides that make the relative paths inside a scenario file (MPI traces, the
+    packet traces of replay applications) relative to the file's folder rather than the
+    working directory.
 
     ``text`` is the file's text; nothing is returned for standard input or a text the
     core will refuse anyway (it reports the error)."""
     import tomllib
 
-    if str(scenario) == "-" or "trace" not in text:
+    if str(scenario) == "-" or ("trace" not in text and "replay" not in text):
         return []
     try:
-        jobs = tomllib.loads(text).get("mpi_jobs")
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
-        return []
-    if not isinstance(jobs, list):
         return []
     base = Path(scenario).resolve().parent
     pairs = []
-    for i, job in enumerate(jobs):
-        trace = job.get("trace") if isinstance(job, dict) else None
-        if isinstance(trace, str) and trace and not Path(trace).is_absolute():
-            path = f"mpi_jobs[{i}].trace"
-            pairs.append((path, _toml_string(str(base / trace), path)))
+    for table, key in (("mpi_jobs", "trace"), ("apps", "file")):
+        entries = doc.get(table)
+        if not isinstance(entries, list):
+            continue
+        for i, entry in enumerate(entries):
+            value = entry.get(key) if isinstance(entry, dict) else None
+            if table == "apps" and isinstance(entry, dict) and entry.get("kind") != "replay":
+                continue
+            if isinstance(value, str) and value and not Path(value).is_absolute():
+                path = f"{table}[{i}].{key}"
+                pairs.append((path, _toml_string(str(base / value), path)))
     return pairs
+
+
+def with_captures(text: str, ports: Iterable[str]) -> str:
+    """The scenario ``text`` with a packet capture of each port in ``ports``
+    (``node->peer``) added, at its defaults (``--pcap``)."""
+    added = "".join(f"\n[[captures]]\nport = {_toml_string(p, '--pcap')}\n" for p in ports)
+    return text + added if added else text
 
 
 def _check_seed(seed: int | None) -> int | None:
@@ -201,10 +222,16 @@ def run_text(
     overrides: Overrides | None = None,
     seed: int | None = None,
     progress: Progress | None = None,
+    output: str | Path | None = None,
 ) -> Result:
-    """Runs a scenario given as TOML text and returns its results."""
-    report = json.loads(_core.run(text, _pairs(overrides), _check_seed(seed), progress))
-    return Result(report)
+    """Runs a scenario given as TOML text and returns its results.
+
+    ``output`` is the folder the scenario's packet captures are written to (in its
+    ``captures/`` folder); a scenario with captures needs one. :meth:`Result.write`
+    moves them into the results folder it writes."""
+    out = None if output is None else Path(output)
+    report = json.loads(_core.run(text, _pairs(overrides), _check_seed(seed), progress, out))
+    return Result(report, captures_in=out)
 
 
 def run(
@@ -213,17 +240,22 @@ def run(
     overrides: Overrides | None = None,
     seed: int | None = None,
     progress: Progress | None = None,
+    output: str | Path | None = None,
+    captures: Iterable[str] = (),
 ) -> Result:
     """Runs the scenario file ``scenario`` and returns its results.
 
     ``overrides`` replace scenario values by key path (``{"apps[0].size": "5 GB"}``);
     ``seed`` replaces the scenario's seed; ``progress`` is called as the run goes (see
-    :data:`Progress`).
+    :data:`Progress`); ``captures`` adds a packet capture of each port named
+    (``"server->switch"``), written in ``output``'s ``captures/`` folder (see
+    :func:`run_text`).
     """
-    text = load_text(scenario)
+    text = with_captures(load_text(scenario), captures)
     pairs = file_overrides(scenario, text) + _pairs(overrides)
-    report = json.loads(_core.run(text, pairs, _check_seed(seed), progress))
-    return Result(report)
+    out = None if output is None else Path(output)
+    report = json.loads(_core.run(text, pairs, _check_seed(seed), progress, out))
+    return Result(report, captures_in=out, scenario_text=text)
 
 
 def validate(scenario: str | Path, *, overrides: Overrides | None = None) -> dict[str, Any]:

@@ -30,10 +30,14 @@ def bench_scenarios() -> dict[str, str]:
 
 
 def measure_one(text: str) -> dict[str, Any]:
-    """Runs one scenario in this process and returns its figures (no memory figure)."""
+    """Runs one scenario in this process and returns its figures (no memory figure). A
+    scenario's packet captures are written to a temporary folder, removed afterwards."""
+    import tempfile
+
     from ethersim.api import run_text
 
-    result = run_text(text)
+    with tempfile.TemporaryDirectory(prefix="ethersim-bench-") as captures:
+        result = run_text(text, output=captures)
     s = result.summary
     packets = sum(h["tx_packets"] for h in s["hosts"])
     return {

@@ -41,7 +41,7 @@ from ethersim.errors import (
     ScenarioError,
     WallLimitError,
 )
-from ethersim.results import Result, check_output_folder
+from ethersim.results import Result, capture_folder, check_output_folder
 
 app = typer.Typer(
     name="ethersim",
@@ -231,6 +231,22 @@ def _print_summary(result: Result) -> None:
     _print_stations(s)
     _print_jobs(s)
     _print_links(s)
+    _print_captures(s)
+
+
+def _print_captures(s: dict[str, Any]) -> None:
+    if not s.get("captures"):
+        return
+    from rich.table import Table
+
+    t = Table(title="packet captures", title_justify="left")
+    for col in ("port", "file", "frames", "bytes on the wire"):
+        t.add_column(col, justify="left" if col in ("port", "file") else "right")
+    for c in s["captures"]:
+        t.add_row(
+            _literal(c["port"]), _literal(c["file"]), f"{c['frames']:,}", f"{c['frame_bytes']:,}"
+        )
+    out_console().print(t)
 
 
 def _print_stations(s: dict[str, Any]) -> None:
@@ -396,6 +412,15 @@ def run(
     ] = None,
     set_: SetOption = None,
     seed: Annotated[int | None, typer.Option("--seed", help="Replace the scenario's seed.")] = None,
+    pcap: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--pcap",
+            help="Capture this port's frames (node->peer) to OUT/captures/ as pcapng "
+            "(repeatable; needs --out).",
+            metavar="PORT",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
     max_wall: Annotated[
         float | None,
@@ -412,22 +437,42 @@ def run(
     if max_wall is not None and not math.isfinite(max_wall):
         raise _fail(ScenarioError(f"{max_wall} is not a number of seconds", "--max-wall"))
     watch = _Watch(max_wall)
+    captures_in: Path | None = None
     try:
-        if out is not None:
-            # Every output path is checked before the work, not after it.
-            check_output_folder(out)
-        result = api.run(scenario, overrides=set_ or [], seed=seed, progress=watch)
-        hold_signals()
-    except EthersimError as e:
+        try:
+            if pcap and out is None:
+                raise ScenarioError(
+                    "a capture is written to the output folder; expected --out DIR too", "--pcap"
+                )
+            if out is not None:
+                # Every output path is checked before the work, not after it.
+                check_output_folder(out)
+                captures_in = capture_folder(out)
+            result = api.run(
+                scenario,
+                overrides=set_ or [],
+                seed=seed,
+                progress=watch,
+                output=captures_in,
+                captures=pcap or [],
+            )
+            hold_signals()
+        except EthersimError as e:
+            watch.clear()
+            raise _fail(e) from None
+        except (KeyboardInterrupt, Terminated) as e:
+            watch.clear()
+            raise _stopped(e, "nothing was written") from None
         watch.clear()
-        raise _fail(e) from None
-    except (KeyboardInterrupt, Terminated) as e:
-        watch.clear()
-        raise _stopped(e, "nothing was written") from None
-    watch.clear()
-    failure = finish_writing(lambda: out is None or result.write(out))
-    if failure is not None:
-        raise _fail(failure)
+        failure = finish_writing(lambda: out is None or result.write(out))
+        if failure is not None:
+            raise _fail(failure)
+    finally:
+        # Captures not moved into the results folder (a failed or stopped run) go.
+        if captures_in is not None:
+            import shutil
+
+            shutil.rmtree(captures_in, ignore_errors=True)
     for warning in result.warnings:
         from rich.text import Text
 
@@ -504,8 +549,29 @@ def bench(
     sys.stdout.write(json.dumps(figures, indent=2) + "\n")
 
 
+@app.command()
+@_closed_pipe_is_success
+def report(
+    folder: Annotated[
+        str, typer.Argument(help="A results folder: of `ethersim run --out` or of a reproduction.")
+    ],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+) -> None:
+    """Write report.html (tables, figures, scenario, version, seed) into a results folder."""
+    from ethersim.report import build_report
+
+    try:
+        page = build_report(folder)
+    except EthersimError as e:
+        raise _fail(e) from None
+    if not quiet:
+        from rich.text import Text
+
+        out_console().print(Text.assemble("report written to ", _literal(page)), highlight=False)
+
+
 def _add_subcommands() -> None:
-    from ethersim import cli_mpi, cli_sweep
+    from ethersim import cli_mpi, cli_sweep, cli_whatif
     from ethersim.cli_model import model_app
     from ethersim.cli_reproduce import reproduce_app
 
@@ -513,6 +579,7 @@ def _add_subcommands() -> None:
     app.add_typer(reproduce_app)
     cli_sweep.register(app)
     cli_mpi.register(app)
+    cli_whatif.register(app)
 
 
 _add_subcommands()

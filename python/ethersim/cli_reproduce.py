@@ -74,11 +74,21 @@ def _reproduce_into(
     except (KeyboardInterrupt, Terminated) as e:
         raise stopped(e, "nothing was written") from None
     failure = finish_writing(
-        lambda: write_folder(out, lambda folder: write(rep, folder), is_reproduction_folder)
+        lambda: write_folder(
+            out, lambda folder: _write_with_report(rep, folder, write), is_reproduction_folder
+        )
     )
     if failure is not None:
         raise fail(failure)
     return rep, output_path(out)
+
+
+def _write_with_report(rep: Rep, folder: Path, write: Callable[[Rep, Path], None]) -> None:
+    """The study's files, then the HTML report of them (``report.html``)."""
+    from ethersim.report import build_report
+
+    write(rep, folder)
+    build_report(folder)
 
 
 def _done(runs: int, jobs: int, wall_s: float, written: Path) -> None:

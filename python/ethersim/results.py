@@ -17,7 +17,14 @@ from ethersim.errors import OutputError
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["FolderCheck", "Result", "check_output_folder", "is_run_folder", "write_folder"]
+__all__ = [
+    "FolderCheck",
+    "Result",
+    "capture_folder",
+    "check_output_folder",
+    "is_run_folder",
+    "write_folder",
+]
 
 #: Tables written beside ``summary.json``, by the summary key they come from.
 TABLES = (
@@ -31,10 +38,16 @@ TABLES = (
     "idle_intervals",
     "jobs",
     "job_nodes",
+    "captures",
 )
 
-#: Every file a results folder holds; a folder with anything else is not replaced.
+#: Every file a results folder holds.
 RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in TABLES)})
+
+#: What a results folder may hold besides: the scenario as it ran (``ethersim run``), the
+#: packet captures, and what ``ethersim report`` adds. A folder with anything else is not
+#: replaced.
+OPTIONAL_FILES = frozenset({"scenario.toml", "captures", "report.html", "figures"})
 
 
 @contextlib.contextmanager
@@ -79,7 +92,7 @@ def _umask() -> int:
 
 def is_run_folder(names: set[str]) -> bool:
     """Whether a folder holding ``names`` is one that :meth:`Result.write` wrote."""
-    return "summary.json" in names and names <= RESULT_FILES
+    return "summary.json" in names and names <= RESULT_FILES | OPTIONAL_FILES
 
 
 #: Tells whether a folder holding these names is one ethersim wrote (and may replace).
@@ -98,6 +111,18 @@ def _check_replaceable(out: Path, ours: FolderCheck = is_run_folder) -> None:
             f"{str(out)!r} already exists and holds files ethersim did not write; "
             "expected a new folder or an earlier results folder"
         )
+
+
+def capture_folder(out_dir: str | Path) -> Path:
+    """A new private folder beside the results folder ``out_dir``, for a run's packet
+    captures while it runs (:meth:`Result.write` moves them into the results folder; the
+    caller removes this folder afterwards, whatever happened)."""
+    out = output_path(out_dir)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{out.name}.captures.", dir=out.parent))
+    except OSError as e:
+        raise OutputError(f"cannot create a folder for captures beside {str(out)!r}: {e}") from None
 
 
 def output_path(out_dir: str | Path) -> Path:
@@ -197,13 +222,25 @@ class Result:
     same scenario and seed; ``wall_time_s`` and ``events_per_s`` are what the run cost.
     """
 
-    def __init__(self, report: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        report: dict[str, Any],
+        *,
+        captures_in: Path | None = None,
+        scenario_text: str | None = None,
+    ) -> None:
         self.summary: dict[str, Any] = report["summary"]
         self.wall_time_s: float = report["wall_time_s"]
         self.events_per_s: float = report["events_per_s"]
         #: What was valid in the scenario but pointless (no traffic, an application
         #: that starts after the run's end).
         self.warnings: list[str] = report.get("warnings", [])
+        #: The folder the run wrote its packet captures in (their paths are relative to
+        #: it), until :meth:`write` moves them into a results folder.
+        self.captures_in = captures_in
+        #: The scenario's text as it ran (without ``--set`` overrides, which
+        #: ``summary.json``'s figures reflect), written as ``scenario.toml``.
+        self.scenario_text = scenario_text
 
     def _table(self, key: str) -> pd.DataFrame:
         # pandas is imported on first use: a run that only prints needs none of it.
@@ -294,6 +331,12 @@ class Result:
         return self._table("jobs")
 
     @cached_property
+    def captures(self) -> pd.DataFrame:
+        """One row per packet capture: ``port``, ``file`` (relative to the results
+        folder), ``format``, ``frames`` written and their ``frame_bytes`` on the wire."""
+        return self._table("captures")
+
+    @cached_property
     def job_nodes(self) -> pd.DataFrame:
         """One row per host of each MPI job: messages and bytes it sent and received, and
         when its last rank finished."""
@@ -316,6 +359,13 @@ class Result:
 
     def _fill(self, folder: Path) -> None:
         (folder / "summary.json").write_text(self.summary_json(), encoding="utf-8")
+        if self.scenario_text is not None:
+            (folder / "scenario.toml").write_text(self.scenario_text, encoding="utf-8")
+        if self.captures_in is not None:
+            for capture in self.summary.get("captures", []):
+                target = folder / capture["file"]
+                target.parent.mkdir(exist_ok=True)
+                shutil.move(self.captures_in / capture["file"], target)
         run_info = {"wall_time_s": self.wall_time_s, "events_per_s": self.events_per_s}
         (folder / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
         for key in TABLES:

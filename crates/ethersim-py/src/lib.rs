@@ -131,6 +131,35 @@ fn parse_quantity(py: Python<'_>, kind: &str, text: &str, path: String) -> PyRes
     })
 }
 
+/// Reads a packet trace (pcap or pcapng): returns the first frame's timestamp in
+/// picoseconds since the file's epoch, and each frame's offset from it (picoseconds) and
+/// length on the wire (bytes), in timestamp order. Raises `ScenarioError` at `path` (the
+/// key path to name) if the file cannot be read or is not a valid trace, naming the file
+/// and the record.
+#[pyfunction]
+#[pyo3(signature = (file, path = String::new()))]
+fn read_trace(
+    py: Python<'_>,
+    file: std::path::PathBuf,
+    path: String,
+) -> PyResult<(u128, Vec<u64>, Vec<u32>)> {
+    let shown = file.display().to_string();
+    let fail = |message: String| {
+        to_py_err(
+            py,
+            errors::GlueError::Core(ethersim_core::scenario::ScenarioError::at(path.clone(), message).into()),
+        )
+    };
+    let bytes =
+        py.detach(|| std::fs::read(&file)).map_err(|e| fail(format!("cannot read trace {shown:?}: {e}")))?;
+    let trace = py
+        .detach(|| ethersim_core::capture::read_trace(&bytes))
+        .map_err(|e| fail(format!("trace {shown:?}: {e}")))?;
+    let offsets = trace.frames.iter().map(|f| f.offset_ps).collect();
+    let lengths = trace.frames.iter().map(|f| f.frame_len).collect();
+    Ok((trace.first_ps, offsets, lengths))
+}
+
 /// Panics inside Rust on purpose, so tests can check that a panic reaches Python as
 /// `ethersim.InternalError` instead of crashing the interpreter.
 #[pyfunction]
@@ -155,6 +184,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(core_version, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_trigger_panic, m)?)?;
     Ok(())
 }

@@ -82,15 +82,23 @@ Tick = Callable[[int, int], object]
 
 
 def run_many(
-    scenarios: Sequence[str], jobs: int | None = None, tick: Tick | None = None
+    scenarios: Sequence[str],
+    jobs: int | None = None,
+    tick: Tick | None = None,
+    outputs: Sequence[Path] | None = None,
 ) -> list[Result]:
     """Runs every scenario (TOML text) on ``jobs`` threads (default: every core) and
-    returns their results in the order given. The first error stops the rest (runs
-    already started finish first) and is raised."""
+    returns their results in the order given; ``outputs`` are the folders their packet
+    captures go to, one per scenario. The first error stops the rest (runs already
+    started finish first) and is raised."""
     jobs = jobs or default_jobs()
     done = 0
+    folders: Sequence[Path | None] = outputs if outputs is not None else [None] * len(scenarios)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ethersim-run") as pool:
-        futures: list[Future[Result]] = [pool.submit(run_text, text) for text in scenarios]
+        futures: list[Future[Result]] = [
+            pool.submit(run_text, text, output=folder)
+            for text, folder in zip(scenarios, folders, strict=True)
+        ]
         pending = set(futures)
         try:
             while pending:

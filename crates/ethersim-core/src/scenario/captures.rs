@@ -82,17 +82,15 @@ pub(super) fn attach(s: &Scenario, topo: &Topology, network: &mut Network) -> Re
     Ok(())
 }
 
-/// A capture's file name: relative, inside the output folder.
+/// A capture's file: a plain file name, in the output folder's `captures` folder.
 fn checked_file(file: &str, path: &str) -> Result<String> {
-    let p = Path::new(file);
-    let inside = !file.is_empty()
-        && p.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
-        && p.file_name().is_some();
-    if !inside {
+    let mut parts = Path::new(file).components();
+    let plain = matches!((parts.next(), parts.next()), (Some(Component::Normal(_)), None));
+    if !plain || file.ends_with('/') {
         return Err(ScenarioError::at(
             path,
-            format!("{file:?} is not a file inside the output folder; expected a relative path such as \"captures/server.pcapng\""),
+            format!("{file:?} is not a plain file name; expected a name such as \"server.pcapng\" (captures go to the output folder's captures/ folder)"),
         ));
     }
-    Ok(file.to_owned())
+    Ok(format!("captures/{file}"))
 }

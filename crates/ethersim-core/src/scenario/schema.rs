@@ -83,8 +83,8 @@ pub struct Scenario {
 pub struct CaptureSpec {
     /// The port, as `node->peer`, e.g. `"server->switch"`.
     pub port: String,
-    /// The file, relative to the run's output folder. Default
-    /// `captures/NODE-PEER.pcapng` (`.pcap` for that format).
+    /// The file's name, in the output folder's `captures/` folder. Default
+    /// `NODE-PEER.pcapng` (`.pcap` for that format).
     #[serde(default)]
     pub file: Option<String>,
     /// `pcapng` (the port's name, rate and each frame's direction are in the file) or

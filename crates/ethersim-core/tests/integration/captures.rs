@@ -133,7 +133,7 @@ resolution = "{resolution}"
         );
         let report = run(&replay, Some(&dir));
         let first = read_trace(&std::fs::read(&original).unwrap()).unwrap();
-        let second = read_trace(&std::fs::read(dir.join("again.pcapng")).unwrap()).unwrap();
+        let second = read_trace(&std::fs::read(dir.join("captures/again.pcapng")).unwrap()).unwrap();
         assert!(first.frames.len() > 1000, "{}", first.frames.len());
         assert_eq!(first, second, "{resolution}: same first instant, offsets and lengths");
         let flow = &report.summary.flows[0];

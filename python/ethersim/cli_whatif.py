@@ -1,0 +1,137 @@
+"""``ethersim what-if TRACE``: a packet trace, a PHY type, and a table of the energy each
+built-in Low Power Idle policy would save on it and the delay it would add.
+
+Errors are printed as every command prints them: ``error: <option>: <what was wrong>`` on
+standard error, exit status 2; nothing is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ethersim.cli_common import closed_pipe_is_success, fail, literal, out_console
+from ethersim.errors import EthersimError, ScenarioError
+
+__all__ = ["register"]
+
+
+def what_if(
+    trace: Annotated[str, typer.Argument(help="A packet trace: a pcap or pcapng file.")],
+    phy: Annotated[
+        str, typer.Option("--phy", help="The PHY type: 100BASE-TX, 1000BASE-T or 10GBASE-T.")
+    ] = "10GBASE-T",
+    timeout: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--timeout",
+            help="An idle timeout to compare (repeatable; default 10 us, 100 us, 1 ms).",
+        ),
+    ] = None,
+    coalesce: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--coalesce",
+            help="A coalescing timer to compare (repeatable; default 100 us and 1 ms).",
+        ),
+    ] = None,
+    frames: Annotated[
+        int, typer.Option("--frames", help="Frames that end coalescing at once.", min=1)
+    ] = 16,
+    time_scale: Annotated[
+        float,
+        typer.Option("--time-scale", help="Multiply the trace's gaps (0.5: twice as fast)."),
+    ] = 1.0,
+    csv: Annotated[
+        Path | None, typer.Option("--csv", help="Also write the table to this CSV file.")
+    ] = None,
+    jobs: Annotated[
+        int | None, typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1)
+    ] = None,
+) -> None:
+    """What would Energy Efficient Ethernet save, and what delay would it add, on a trace?"""
+    from ethersim import _core
+    from ethersim.whatif import WhatIf, run_what_if
+
+    try:
+        for option, values in (("--timeout", timeout or []), ("--coalesce", coalesce or [])):
+            for v in values:
+                if _core.parse_quantity("duration", v, option) == 0:
+                    raise ScenarioError(f"{v!r} is no time; expected a duration above 0 s", option)
+        if csv is not None and csv.is_dir():
+            raise ScenarioError(f"{str(csv)!r} is a folder; expected a file to write", "--csv")
+        question = WhatIf(
+            trace=Path(trace),
+            phy=phy,
+            timeouts=timeout or ["10 us", "100 us", "1 ms"],
+            coalescing_timers=coalesce or ["100 us", "1 ms"],
+            coalescing_frames=frames,
+            time_scale=time_scale,
+            jobs=jobs,
+        )
+        tr, table = run_what_if(question)
+    except EthersimError as e:
+        raise fail(e) from None
+    if csv is not None:
+        from ethersim.studies.runner import write_csv
+
+        try:
+            write_csv(table, csv)
+        except OSError as e:
+            raise fail(ScenarioError(f"cannot write {str(csv)!r}: {e}", "--csv")) from None
+    _print(tr, table, phy, trace)
+
+
+def _print(tr: object, table: object, phy: str, trace: str) -> None:
+    import math
+
+    import pandas as pd
+    from rich.table import Table
+    from rich.text import Text
+
+    from ethersim.traces import Trace
+    from ethersim.whatif import PHY_RATES
+
+    assert isinstance(tr, Trace) and isinstance(table, pd.DataFrame)
+    load = tr.mean_rate_bps / float(_rate_bps(PHY_RATES[phy]))
+    out_console().print(
+        Text.assemble(
+            literal(trace, "bold"),
+            f": {len(tr):,} frames over {tr.span_s:.6g} s, {tr.mean_rate_bps / 1e6:.4g} Mb/s "
+            f"({load:.2%} of {phy})",
+        ),
+        highlight=False,
+    )
+    t = Table(title_justify="left")
+    for col in ("policy", "setting", "energy", "saved", "sleeps", "added delay mean", "p99", "max"):
+        t.add_column(col, justify="left" if col in ("policy", "setting") else "right")
+
+    def us(value: float | None) -> str:
+        # None when a frame was lost in one run (never with the what-if's buffers).
+        return "—" if value is None or math.isnan(value) else f"{value:.3f} us"
+
+    for r in table.to_dict("records"):
+        t.add_row(
+            str(r["policy"]),
+            str(r["setting"]),
+            f"{r['energy_j']:.4g} J",
+            f"{r['energy_saved_percent']:.1f} %",
+            f"{r['sleeps']:,}",
+            us(r["added_delay_mean_us"]),
+            us(r["added_delay_p99_us"]),
+            us(r["added_delay_max_us"]),
+        )
+    out_console().print(t)
+
+
+def _rate_bps(text: str) -> int:
+    from ethersim import _core
+
+    return _core.parse_quantity("rate", text)
+
+
+def register(app: typer.Typer) -> None:
+    """Adds ``what-if`` to the ``ethersim`` command."""
+    app.command("what-if")(closed_pipe_is_success(what_if))
