@@ -124,7 +124,7 @@ PORT_QUANTITIES: dict[str, tuple[str, float]] = {
     "queue_frames": ("buffer (frames)", 1.0),
     "gate_open": ("gate open for data", 1.0),
     "rate_bps": ("rate (Mb/s)", 1e-6),
-    "lpi_state": ("PHY state (0 active, 1 sleep, 2 quiet, 3 refresh, 4 wake)", 1.0),
+    "lpi_state": ("PHY state (0 active, 1 sleep, 2 quiet, 3 wake)", 1.0),
     "pause_received": ("PAUSE frames received", 1.0),
 }
 TCP_QUANTITIES: dict[str, tuple[str, float]] = {

@@ -6,9 +6,10 @@
 //! as a driver stamps a frame it hands to the NIC) and each frame it receives whole
 //! (timestamped when its last bit arrives, as a NIC stamps a frame it received), in
 //! event order, so the file is in time order. Frames lost on the cable are not received;
-//! frames cut off while being sent were sent. A port not captured pays one test of a
-//! flag per frame; the simulation is the same with or without captures (no event is
-//! added).
+//! frames cut off while being sent were sent. The frame path asks the trace path's
+//! listening byte (`sim::Trace`) whether anything wants frames, so a run without captures
+//! pays one test of that byte per frame received; the simulation is the same with or
+//! without captures (no event is added).
 
 pub mod encode;
 pub mod read;

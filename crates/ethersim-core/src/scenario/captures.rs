@@ -54,7 +54,7 @@ pub(super) fn attach(s: &Scenario, topo: &Topology, network: &mut Network) -> Re
             checked_file(f, &format!("{path}.file"))?
         } else {
             let ext = if format == CaptureFormat::Pcap { "pcap" } else { "pcapng" };
-            format!("captures/{}.{ext}", name.replace("->", "-"))
+            format!("captures/{}.{ext}", file_stem(&name))
         };
         if !files.insert(file.clone()) {
             return Err(ScenarioError::at(
@@ -69,6 +69,7 @@ pub(super) fn attach(s: &Scenario, topo: &Topology, network: &mut Network) -> Re
         };
         let speed_bps = network.links[link].dirs[end].rate().as_bps();
         network.ports[port.index()].captured = true;
+        network.trace.capture_frames();
         network.captures.push(PortCapture::new(CaptureSettings {
             port,
             file,
@@ -80,6 +81,16 @@ pub(super) fn attach(s: &Scenario, topo: &Topology, network: &mut Network) -> Re
         }));
     }
     Ok(())
+}
+
+/// The default file name of the capture of port `name` (`node->peer`): node names are
+/// free text, so anything but letters, digits, `-`, `_` and `.` becomes `-`, and the name
+/// stays one plain file in `captures/` whatever the nodes are called.
+fn file_stem(name: &str) -> String {
+    name.replace("->", "-")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' })
+        .collect()
 }
 
 /// A capture's file: a plain file name, in the output folder's `captures` folder.

@@ -348,18 +348,45 @@ pub enum Subscriber {
 #[derive(Clone, Debug, Default)]
 pub struct Trace {
     subscribers: Vec<Subscriber>,
+    /// Who listens, as bits: [`Trace::SUBSCRIBED`] and [`Trace::CAPTURING`]. One byte, so
+    /// that the frame path asks both questions with one load.
+    listening: u8,
 }
 
 impl Trace {
+    /// A subscriber sees every record.
+    const SUBSCRIBED: u8 = 1;
+    /// A packet capture sees frames started and received (by the network, which holds
+    /// the packets: see `sim/handlers/capture.rs`).
+    const CAPTURING: u8 = 2;
+
     /// Adds a subscriber; it sees every record from then on.
     pub fn subscribe(&mut self, s: Subscriber) {
         self.subscribers.push(s);
+        self.listening |= Self::SUBSCRIBED;
     }
 
-    /// Whether anyone listens.
+    /// Tells the frame path that a port of the network is captured.
+    pub fn capture_frames(&mut self) {
+        self.listening |= Self::CAPTURING;
+    }
+
+    /// Whether a subscriber listens.
     #[inline]
     pub fn is_on(&self) -> bool {
-        !self.subscribers.is_empty()
+        self.listening & Self::SUBSCRIBED != 0
+    }
+
+    /// Whether a port is captured.
+    #[inline]
+    pub fn is_capturing(&self) -> bool {
+        self.listening & Self::CAPTURING != 0
+    }
+
+    /// Whether anything listens to frames put on the wire: a subscriber or a capture.
+    #[inline]
+    pub fn wants_frames(&self) -> bool {
+        self.listening != 0
     }
 
     /// Emits the record `make` builds, if anyone listens (otherwise it is not built).

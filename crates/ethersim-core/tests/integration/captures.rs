@@ -141,3 +141,19 @@ resolution = "{resolution}"
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
+
+#[test]
+fn a_default_capture_file_stays_in_the_captures_folder_whatever_the_nodes_are_called() {
+    let dir = folder("names");
+    let text = network("[[captures]]\nport = \"a->sw\"\n")
+        .replace("name = \"a\"", "name = \"../../x y\"")
+        .replace("[\"a\", \"sw\"]", "[\"../../x y\", \"sw\"]")
+        .replace("from = \"a\"", "from = \"../../x y\"")
+        .replace("to = \"a\"", "to = \"../../x y\"")
+        .replace("port = \"a->sw\"", "port = \"../../x y->sw\"");
+    let report = run(&text, Some(&dir));
+    let file = &report.summary.captures[0].file;
+    assert_eq!(file, "captures/..-..-x-y-sw.pcapng");
+    assert!(dir.join(file).is_file());
+    std::fs::remove_dir_all(dir).unwrap();
+}

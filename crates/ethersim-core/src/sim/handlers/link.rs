@@ -35,8 +35,8 @@ impl Network {
                 return;
             }
         }
-        if self.ports[receiver.index()].captured {
-            self.capture_frame(now, receiver, arrived.pkt, false);
+        if self.trace.is_capturing() {
+            self.frame_received(now, receiver, arrived.pkt);
         }
         self.receive(sched, receiver, arrived.pkt);
     }

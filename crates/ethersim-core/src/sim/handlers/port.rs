@@ -94,16 +94,16 @@ impl Network {
                 if let Some((at, generation)) = sent.arrival_event {
                     sched.schedule_at(at, Event::Arrival { link, dir: end as u8, generation });
                 }
-                self.trace.emit(now, || TraceRecord::TxStarted {
-                    port,
-                    tx: sent.tx,
-                    class,
-                    frame_len: frame.len,
-                    last_bit: sent.timing.last_bit,
-                    wire_free: sent.timing.wire_free,
-                });
-                if self.ports[port.index()].captured {
-                    self.capture_frame(now, port, frame.pkt, true);
+                if self.trace.wants_frames() {
+                    let record = TraceRecord::TxStarted {
+                        port,
+                        tx: sent.tx,
+                        class,
+                        frame_len: frame.len,
+                        last_bit: sent.timing.last_bit,
+                        wire_free: sent.timing.wire_free,
+                    };
+                    self.frame_started(now, record, frame.pkt);
                 }
                 if class == FrameClass::Data {
                     self.policy_hook(sched, port, QueueMoment::Dequeued);
