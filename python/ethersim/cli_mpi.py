@@ -2,21 +2,20 @@
 skeleton) for ``[[mpi_jobs]] trace = ...`` to replay.
 
 Errors are printed as every command prints them: ``error: <option>: <what was wrong>`` on
-standard error, exit status 2; no file is written.
+standard error, exit status 2; no file is written. The trace is written whole or not at
+all, and never over a device, FIFO, link or folder (:mod:`ethersim.safe_write`).
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ethersim.cli_common import fail
-from ethersim.errors import ScenarioError
+from ethersim.errors import EthersimError, ScenarioError
 
 __all__ = ["register"]
 
@@ -36,8 +35,11 @@ def mpi_trace(
 ) -> None:
     """Write an MPI trace: the synthetic benchmark or an NPB-shaped skeleton."""
     from ethersim import mpi_traces
+    from ethersim.safe_write import check_writable_file, write_text
 
     try:
+        # Before any work: never over a device, FIFO, link or folder (safe_write).
+        check_writable_file(out, "--out")
         if pattern == "synthetic":
             rows = list(mpi_traces.synthetic(ranks, collective, size, sleep_us, iterations))
             note = (
@@ -49,22 +51,9 @@ def mpi_trace(
         else:
             raise ScenarioError(f"{pattern!r}; expected {PATTERN_HELP}", "PATTERN")
         text = mpi_traces.trace_text(rows, f"{note}, {ranks} ranks\nwritten by ethersim mpi-trace")
-        # Whole or not at all: write beside the target, then rename over it.
-        folder = out.resolve().parent
-        if not folder.is_dir():
-            raise ScenarioError(f"no folder {str(folder)!r} to write into", "--out")
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{out.name}.")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            Path(tmp).replace(out)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except ScenarioError as e:
+        write_text(out, text, "--out")
+    except EthersimError as e:
         raise fail(e) from None
-    except OSError as e:
-        raise fail(ScenarioError(f"cannot write {str(out)!r}: {e}", "--out")) from None
     sys.stdout.write(f"wrote {out} ({len(rows)} operations)\n")
 
 

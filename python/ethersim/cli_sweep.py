@@ -211,6 +211,7 @@ def results(
     them to Parquet or CSV."""
     import fnmatch
 
+    from ethersim.safe_write import check_writable_file, write_file
     from ethersim.sweeps import Store
 
     try:
@@ -221,6 +222,8 @@ def results(
                 f"{str(export)!r} has neither .parquet nor .csv; expected one of them",
                 "--export",
             )
+        if export is not None:
+            check_writable_file(export, "--export")
         with Store(db, read_only=True) as store:
             if sweep is None:
                 frame, title = store.sweeps(), f"sweeps in {db}"
@@ -243,9 +246,13 @@ def results(
                     frame = frame[keep]
             if export is not None:
                 if export.suffix == ".parquet":
-                    frame.to_parquet(export, index=False)
+                    write_file(export, lambda tmp: frame.to_parquet(tmp, index=False), "--export")
                 else:
-                    frame.to_csv(export, index=False, lineterminator="\n")
+                    write_file(
+                        export,
+                        lambda tmp: frame.to_csv(tmp, index=False, lineterminator="\n"),
+                        "--export",
+                    )
                 return
     except EthersimError as e:
         raise fail(e) from None

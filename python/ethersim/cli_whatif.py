@@ -53,6 +53,7 @@ def what_if(
 ) -> None:
     """What would Energy Efficient Ethernet save, and what delay would it add, on a trace?"""
     from ethersim import _core
+    from ethersim.safe_write import check_writable_file, write_file
     from ethersim.whatif import WhatIf, run_what_if
 
     try:
@@ -60,8 +61,8 @@ def what_if(
             for v in values:
                 if _core.parse_quantity("duration", v, option) == 0:
                     raise ScenarioError(f"{v!r} is no time; expected a duration above 0 s", option)
-        if csv is not None and csv.is_dir():
-            raise ScenarioError(f"{str(csv)!r} is a folder; expected a file to write", "--csv")
+        if csv is not None:
+            check_writable_file(csv, "--csv")
         question = WhatIf(
             trace=Path(trace),
             phy=phy,
@@ -78,9 +79,9 @@ def what_if(
         from ethersim.studies.runner import write_csv
 
         try:
-            write_csv(table, csv)
-        except OSError as e:
-            raise fail(ScenarioError(f"cannot write {str(csv)!r}: {e}", "--csv")) from None
+            write_file(csv, lambda tmp: write_csv(table, tmp), "--csv")
+        except EthersimError as e:
+            raise fail(e) from None
     _print(tr, table, phy, trace)
 
 

@@ -29,7 +29,16 @@ class ScenarioError(EthersimError, ValueError):
 
 class OutputError(EthersimError):
     """Results cannot be written where asked (an existing folder that ethersim did not
-    write, a file in the way, no permission)."""
+    write, a file in the way, a device or a link at the name, no permission).
+
+    ``path`` names the option or key the destination was given with (``--out``), or is
+    ``""``; ``message`` says what was wrong and what is expected.
+    """
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.message = message
+        self.path = path
+        super().__init__(f"{path}: {message}" if path else message)
 
 
 class InternalError(EthersimError):

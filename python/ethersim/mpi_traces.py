@@ -68,10 +68,12 @@ def trace_text(rows: Iterable[Row], comment: str = "") -> str:
 
 
 def write_trace(rows: Iterable[Row], path: str | Path, comment: str = "") -> Path:
-    """Writes ``rows`` as a trace file at ``path``."""
-    out = Path(path)
-    out.write_text(trace_text(rows, comment), encoding="utf-8")
-    return out
+    """Writes ``rows`` as a trace file at ``path``, whole or not at all; raises
+    :class:`~ethersim.errors.OutputError` if something other than a regular file is
+    there (see :mod:`ethersim.safe_write`)."""
+    from ethersim.safe_write import write_text
+
+    return write_text(path, trace_text(rows, comment), "path")
 
 
 def _check(ranks: int, iterations: int) -> None:

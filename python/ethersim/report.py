@@ -20,8 +20,6 @@ import base64
 import html
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -30,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ethersim.errors import OutputError, ScenarioError
+from ethersim.safe_write import write_text
 
 __all__ = ["REPORT", "build_report"]
 
@@ -381,15 +380,8 @@ def build_report(folder: str | Path) -> Path:
                 "folder of `ethersim run --out` or of `ethersim reproduce`",
                 "DIR",
             )
-        fd, tmp = tempfile.mkstemp(prefix=".report.", suffix=".html", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(_page(title, body))
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, folder / REPORT)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        page = _page(title, body)
+        write_text(folder / REPORT, page, "DIR")
     except OSError as e:
         raise OutputError(f"cannot write the report in {str(folder)!r}: {e}") from None
     return folder / REPORT

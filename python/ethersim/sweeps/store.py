@@ -92,6 +92,12 @@ class Store:
         self.path = Path(path)
         if read_only and not self.path.exists():
             raise OutputError(f"no results database at {os.fspath(path)!r}")
+        if not read_only:
+            # DuckDB updates its file in place: it must be a regular file or nothing yet,
+            # never a device, FIFO, link or folder (see ethersim.safe_write).
+            from ethersim.safe_write import check_writable_file
+
+            check_writable_file(self.path, "--db")
         try:
             self.db: duckdb.DuckDBPyConnection = duckdb.connect(
                 os.fspath(self.path), read_only=read_only
