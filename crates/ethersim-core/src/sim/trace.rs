@@ -217,7 +217,7 @@ pub struct PortSeries {
     held: (u64, u64),
     pauses: u64,
     leaving: Option<(SimTime, u64)>,
-    closed_until: [SimTime; 4],
+    closed_until: [SimTime; Closer::ALL.len()],
     gate_reopens: Option<SimTime>,
 }
 
@@ -238,7 +238,7 @@ impl PortSeries {
             held: (0, 0),
             pauses: 0,
             leaving: None,
-            closed_until: [SimTime::ZERO; 4],
+            closed_until: [SimTime::ZERO; Closer::ALL.len()],
             gate_reopens: None,
         }
     }

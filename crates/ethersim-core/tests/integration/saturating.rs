@@ -94,3 +94,27 @@ fn a_measurement_window_counts_its_span_alone() {
     // The whole run, for contrast, counts every frame.
     assert!(port.frames_sent > 14_000);
 }
+
+/// A host's interrupt service closes its port's gate after every frame (the `Driver`
+/// closer): a series on that port sees the gate shut once the MAC is done with the frame
+/// (its last bit and the 9.6 us gap) until the 100 us of service counted from the last
+/// bit have passed. (A series once had no slot for this closer and panicked.)
+#[test]
+fn a_series_on_a_host_port_shows_the_interrupt_service_closing_its_gate() {
+    let app = "kind = \"saturating\"\nframe = \"64 B\"";
+    let text = format!(
+        "duration = \"1 ms\"\n{}\n[[series]]\nport = \"a->b\"\n",
+        two_hosts("10 Mb/s", "0 s", 15, app)
+    )
+    .replace("tx_buffers = 15", "tx_buffers = 15\ntx_interrupt = \"100 us\"");
+    let mut sim = simulation(&text);
+    sim.run();
+    let summary = sim.summary("x", 1);
+    let gate = summary.series.iter().find(|s| s.quantity == "gate_open" && s.port == "a->b");
+    let gate = gate.expect("a gate series on a->b");
+    let last_bit_ps = (64 + 8) * 8 * 100_000;
+    let mac_done_ps = last_bit_ps + 96 * 100_000;
+    let period_ps = last_bit_ps + 100_000_000;
+    assert_eq!(gate.t_ps[..5], [0, mac_done_ps, period_ps, period_ps + mac_done_ps, 2 * period_ps]);
+    assert_eq!(gate.value[..5], [1, 0, 1, 0, 1]);
+}
