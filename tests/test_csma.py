@@ -76,17 +76,21 @@ def test_quick_writes_the_contracted_files_and_columns(quick: Path, table: pd.Da
     summary = (quick / "summary.md").read_text()
     assert "Metcalfe" in summary and "14,204.5" in summary
     info = json.loads((quick / "reproduction.json").read_text())
-    assert info["study"] == "csma" and info["quick"] and info["runs"] == len(table)
+    # One run per cell, and the calibration's runs.
+    calibration_runs = len(info["calibration"]["history"])
+    assert info["study"] == "csma" and info["quick"] and calibration_runs >= 1
+    assert info["runs"] == len(table) + calibration_runs
 
 
-def test_one_host_alone_follows_the_host_model(table: pd.DataFrame) -> None:
+def test_one_host_alone_follows_the_host_model(quick: Path, table: pd.DataFrame) -> None:
+    service_s = json.loads((quick / "reproduction.json").read_text())["tx_service_ps"] * 1e-12
     one = fixed(table[table.hosts == 1])
     assert len(one) >= 2
     for _, r in one.iterrows():
-        # Last bit (preamble, frame with FCS) plus the interrupt service; the gap hides
-        # inside the 100 us.
+        # Last bit (preamble, frame with FCS) plus the transmit service; the gap hides
+        # inside the service time.
         sending_s = (8 + r.L + 4) * 8 * BIT_S
-        rate = 1 / (sending_s + 100e-6)
+        rate = 1 / (sending_s + service_s)
         assert r.packet_rate_pps == pytest.approx(rate, rel=1e-3, abs=1.0)
         assert r.bit_rate_mbps == pytest.approx((r.L + 24) * 8 * r.packet_rate_pps / 1e6)
         assert r.delay_mean_ms == pytest.approx(sending_s * 1e3, rel=1e-9)
@@ -168,3 +172,22 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     r = invoke("reproduce", "csma", "--quick", "--out", str(tmp_path / "theirs"))
     assert r.exit_code == 2 and "did not write" in r.output
     assert (tmp_path / "theirs" / "notes.txt").read_text() == "mine"
+
+
+def test_the_calibration_target_is_the_published_packet_rate() -> None:
+    from ethersim.studies import registry
+
+    published = {f.id: f.published for f in registry.study("csma").published().findings}
+    assert study.Options().calibration_target_pps == published["max-64-byte-packet-rate"]
+
+
+def test_the_calibration_recovers_a_known_service_time_from_simulated_data() -> None:
+    """Synthetic data made by the simulator with a known service time: the calibration,
+    aimed at the two-host rate that time gives, finds it again."""
+    options = study.Options(quick=True, tx_service_us=95.0)
+    given = study.calibrate(options)
+    assert given.tx_service_ps == 95_000_000
+    found = study.calibrate(study.Options(quick=True, calibration_target_pps=given.simulated_pps))
+    assert found.simulated_pps == pytest.approx(given.simulated_pps, abs=1.0)
+    # One frame more or less in the 1 s window is 1 packet/s: a few ns of service time.
+    assert abs(found.tx_service_ps - 95_000_000) <= 20_000

@@ -183,3 +183,29 @@ def test_bad_options_exit_2_and_write_nothing(tmp_path: Path) -> None:
     r = invoke("reproduce", "rps", "--quick", "--out", str(tmp_path / "theirs"))
     assert r.exit_code == 2 and "did not write" in r.output
     assert (tmp_path / "theirs" / "notes.txt").read_text() == "mine"
+
+
+@pytest.mark.parametrize(("bottleneck", "known_ps"), [("cpu", 40_000_000), ("nic", 25_000_000)])
+def test_the_calibration_recovers_a_known_host_from_simulated_data(
+    bottleneck: str, known_ps: int
+) -> None:
+    """Synthetic data made by the simulator with a known per-packet time: the calibration,
+    aimed at the transfer time that host gives, finds that time again."""
+    options = rps.Options(quick=True, host_bottleneck=bottleneck)
+    text = rps.scenario(
+        "udp", 0, True, known_ps, file_bytes=options.file_bytes, host_bottleneck=bottleneck
+    )
+    target = ethersim.run_text(text).flows.iloc[0].completion_time_s
+    found = rps.calibrate("udp", options, target_s=target)
+    assert found.host_key == rps.HOST_BOTTLENECKS[bottleneck]
+    assert abs(found.simulated_s - target) <= rps.CALIBRATION_TOLERANCE_S
+    # 33,968 datagrams: 1e-4 s of tolerance is 3 ns of per-packet time.
+    assert abs(found.tx_processing_ps - known_ps) <= 3_000
+
+
+def test_the_calibration_targets_are_the_published_control_times() -> None:
+    from ethersim.studies import registry
+
+    published = {f.id: f.published for f in registry.study("rps").published().findings}
+    assert rps.STUDY_CONTROL_S["tcp"] == published["tcp-control-honoured-time"]
+    assert rps.STUDY_CONTROL_S["udp"] == published["udp-control-honoured-time"]

@@ -8,8 +8,9 @@ its folder whole or not at all (Ctrl-C or SIGTERM leave nothing half-written).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
@@ -49,6 +50,15 @@ JobsOption = Annotated[
     typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
+SensitivityOption = Annotated[
+    bool,
+    typer.Option(
+        "--sensitivity",
+        help="Also run the study again with each assumed or calibrated parameter over its "
+        "plausible range (setup.csv): sensitivity.csv, a figure, and which findings hinge "
+        "on which assumption. Resumable: points are kept in OUT.sensitivity.duckdb.",
+    ),
+]
 
 
 def _reproduce_into(
@@ -56,44 +66,78 @@ def _reproduce_into(
     seed: int,
     reproduce: Callable[[], Rep],
     write: Callable[[Rep, Path], None],
+    name: str,
+    *,
+    sensitivity: bool = False,
+    options: dict[str, object] | None = None,
 ) -> tuple[Rep, Path]:
-    """Checks the seed and the output folder, runs ``reproduce`` (errors exit 2 with
-    their message; Ctrl-C and SIGTERM leave nothing written), then writes its folder
-    whole with ``write``. Returns what it found and where it was written."""
+    """Checks the seed, the study's published findings and the output folder, runs
+    ``reproduce`` (errors exit 2 with their message; Ctrl-C and SIGTERM leave nothing
+    written) and, with ``sensitivity``, the study again at every point of its ledger's
+    ranges; then writes its folder whole with ``write``, the comparison with the paper,
+    the setup ledger and the report. Returns what it found and where it was written."""
     from ethersim.results import check_output_folder, output_path, write_folder
-    from ethersim.studies.runner import is_reproduction_folder
+    from ethersim.studies import contract
+    from ethersim.studies import sensitivity as sens
+    from ethersim.studies.registry import study
+    from ethersim.studies.runner import is_reproduction_folder, recording
 
+    table = None
     try:
         if not 0 <= seed < 2**64:
             raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed")
+        glue = study(name)
+        published = glue.published()
         check_output_folder(out, is_reproduction_folder)
-        rep = reproduce()
+        db = sens.default_db(output_path(out))
+        if sensitivity:
+            from ethersim.safe_write import check_writable_file
+
+            sens.check_ranges(published)
+            check_writable_file(db, "--sensitivity database")
+        with recording() as ran:
+            rep = reproduce()
+        if sensitivity:
+            sens.check_points(published, [*ran, *glue.scenarios(rep)])
+            table = sens.run(glue, published, reproduce, options=options or {}, db=db)
         hold_signals()
     except EthersimError as e:
         raise fail(e) from None
     except (KeyboardInterrupt, Terminated) as e:
         raise stopped(e, "nothing was written") from None
-    failure = finish_writing(
-        lambda: write_folder(
-            out, lambda folder: _write_with_report(rep, folder, write), is_reproduction_folder
-        )
-    )
+
+    def fill(folder: Path) -> None:
+        from ethersim.report import build_report
+
+        write(rep, folder)
+        comparison = contract.write(published, glue, rep, ran, folder)
+        if table is not None:
+            sens.write(published, comparison, table, folder)
+        build_report(folder)
+
+    failure = finish_writing(lambda: write_folder(out, fill, is_reproduction_folder))
     if failure is not None:
         raise fail(failure)
     return rep, output_path(out)
 
 
-def _write_with_report(rep: Rep, folder: Path, write: Callable[[Rep, Path], None]) -> None:
-    """The study's files, then the HTML report of them (``report.html``)."""
-    from ethersim.report import build_report
-
-    write(rep, folder)
-    build_report(folder)
+def _options(given: dict[str, object]) -> dict[str, object]:
+    """A command's options that decide its results (for the sensitivity database's key)."""
+    skip = {"out", "quiet", "jobs", "sensitivity", "db", "database", "scheduler", "dask_local"}
+    simple = (int, float, str, bool, type(None))
+    return {k: v for k, v in given.items() if k not in skip and isinstance(v, simple)}
 
 
 def _done(runs: int, jobs: int, wall_s: float, written: Path) -> None:
     from rich.text import Text
 
+    from ethersim.studies.contract import k_of_n
+
+    comparison = written / "comparison.csv"
+    if comparison.exists():
+        import pandas as pd
+
+        out_console().print(f"{k_of_n(pd.read_csv(comparison))}.", highlight=False)
     done = (
         f"{runs} simulations on {jobs} {'thread' if jobs == 1 else 'threads'} "
         f"in {wall_s:.1f} s; results written to "
@@ -146,9 +190,19 @@ def rps(
             help="The switch lets its PAUSE to the server run out instead of releasing it.",
         ),
     ] = False,
+    host_bottleneck: Annotated[
+        str,
+        typer.Option(
+            "--host-bottleneck",
+            help="Where the server's calibrated per-packet time is spent: cpu (before its "
+            "transmit buffers; it keeps preparing packets while paused) or nic (in the "
+            "controller after each frame; a pause stops it).",
+        ),
+    ] = "cpu",
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
+    sensitivity: SensitivityOption = False,
 ) -> None:
     """Rapid PHY Selection: TCP and UDP transfers through a switch paused once a second,
     with the server honouring or ignoring PAUSE; the burst-loss model against bursts into
@@ -156,7 +210,7 @@ def rps(
     from ethersim import _core
     from ethersim.studies import rps as study
 
-    def run() -> study.Reproduction:
+    def run(**changes: Any) -> study.Reproduction:
         buffer_bytes = _core.parse_quantity("size", buffer, "--buffer")
         options = study.Options(
             quick=quick,
@@ -164,11 +218,21 @@ def rps(
             seed=seed,
             jobs=jobs,
             switch_releases=not no_xon,
+            host_bottleneck=host_bottleneck,
         )
+        options = replace(options, **changes)
         study.check(options)
         return study.reproduce(options, progress=not quiet)
 
-    rep, written = _reproduce_into(out, seed, run, study.write)
+    rep, written = _reproduce_into(
+        out,
+        seed,
+        run,
+        study.write,
+        "rps",
+        sensitivity=sensitivity,
+        options=_options(locals()),
+    )
     if quiet:
         return
     _print_cells(rep)
@@ -195,15 +259,25 @@ def eee_pingpong(
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
+    sensitivity: SensitivityOption = False,
 ) -> None:
     """EEE ping-pong: the delay Low Power Idle adds to a ping's round trip against the
     send interval, in each direction, on a 1000BASE-T link with a 1 ms idle timeout."""
     from ethersim.studies import eee_pingpong as study
 
-    def run() -> study.Reproduction:
-        return study.reproduce(study.Options(quick=quick, seed=seed, jobs=jobs), progress=not quiet)
+    def run(**changes: Any) -> study.Reproduction:
+        options = replace(study.Options(quick=quick, seed=seed, jobs=jobs), **changes)
+        return study.reproduce(options, progress=not quiet)
 
-    rep, written = _reproduce_into(out, seed, run, study.write)
+    rep, written = _reproduce_into(
+        out,
+        seed,
+        run,
+        study.write,
+        "eee-pingpong",
+        sensitivity=sensitivity,
+        options=_options(locals()),
+    )
     if quiet:
         return
     from rich.table import Table
@@ -242,17 +316,26 @@ def eee_hpc(
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
+    sensitivity: SensitivityOption = False,
 ) -> None:
     """EEE-HPC: the time Low Power Idle adds to an MPI alltoall loop on four nodes (4 and 16
     processes), and the EEE performance model fitted to it, mean-interval and
     distribution-aware, with their prediction errors."""
     from ethersim.studies import eee_hpc as study
 
-    def run() -> study.Reproduction:
+    def run(**changes: Any) -> study.Reproduction:
         options = study.Options(quick=quick, seed=seed, jobs=jobs, idle_timeout_us=idle_timeout_us)
-        return study.reproduce(options, progress=not quiet)
+        return study.reproduce(replace(options, **changes), progress=not quiet)
 
-    rep, written = _reproduce_into(out, seed, run, study.write)
+    rep, written = _reproduce_into(
+        out,
+        seed,
+        run,
+        study.write,
+        "eee-hpc",
+        sensitivity=sensitivity,
+        options=_options(locals()),
+    )
     if quiet:
         return
     from rich.table import Table
@@ -288,19 +371,39 @@ def csma(
         Path,
         typer.Option("--out", help="Folder for the table, figures and summary."),
     ] = Path("results/csma"),
+    tx_service_us: Annotated[
+        float | None,
+        typer.Option(
+            "--tx-service",
+            min=0.0,
+            max=100_000.0,
+            help="The hosts' transmit service time after each frame, us (default: calibrated "
+            "so two hosts send 64-byte frames at the study's 13,500 packets/s).",
+        ),
+    ] = None,
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
+    sensitivity: SensitivityOption = False,
 ) -> None:
     """CSMA/CD capacity (Boggs, Mogul and Kent): up to 24 hosts saturating a 10 Mb/s
     Ethernet, bit rate, packet rate, delay and collisions against the number of hosts,
     for fixed frame lengths and bimodal mixes, on three cable layouts."""
     from ethersim.studies import csma as study
 
-    def run() -> study.Reproduction:
-        return study.reproduce(study.Options(quick=quick, seed=seed, jobs=jobs), progress=not quiet)
+    def run(**changes: Any) -> study.Reproduction:
+        options = study.Options(quick=quick, seed=seed, jobs=jobs, tx_service_us=tx_service_us)
+        return study.reproduce(replace(options, **changes), progress=not quiet)
 
-    rep, written = _reproduce_into(out, seed, run, study.write)
+    rep, written = _reproduce_into(
+        out,
+        seed,
+        run,
+        study.write,
+        "csma",
+        sensitivity=sensitivity,
+        options=_options(locals()),
+    )
     if quiet:
         return
     from rich.table import Table
@@ -393,6 +496,7 @@ def capacity_scaling(
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
+    sensitivity: SensitivityOption = False,
 ) -> None:
     """Capacity scaling against TCP: practRA scales a router's output port between 1 and
     10 Mb/s under a TCP NewReno flow (alone, with bursty background traffic, or behind a
@@ -402,7 +506,7 @@ def capacity_scaling(
 
     database = db or study.default_db(out)
 
-    def run() -> study.Reproduction:
+    def run(**changes: Any) -> study.Reproduction:
         options = study.Options(
             quick=quick,
             seed=seed,
@@ -415,9 +519,20 @@ def capacity_scaling(
             scheduler=scheduler,
             dask_local=dask_local,
         )
-        return study.reproduce(options, database, progress=not quiet)
+        # A sensitivity point keeps its runs apart from the study's own.
+        return study.reproduce(
+            replace(options, **changes), study.point_db(database, changes), progress=not quiet
+        )
 
-    rep, written = _reproduce_into(out, seed, run, study.write)
+    rep, written = _reproduce_into(
+        out,
+        seed,
+        run,
+        study.write,
+        "capacity-scaling",
+        sensitivity=sensitivity,
+        options=_options(locals()),
+    )
     if quiet:
         return
     from rich.table import Table
@@ -443,3 +558,64 @@ def capacity_scaling(
         )
     out_console().print(table)
     _done(rep.runs, rep.jobs, rep.wall_s, written)
+
+
+@reproduce_app.command("all")
+@closed_pipe_is_success
+def all_studies(
+    quick: Annotated[
+        bool, typer.Option("--quick", help="Every study's quick grid (seconds each).")
+    ] = False,
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="Folder for one folder per study and index.html linking their reports."
+        ),
+    ] = Path("results"),
+    seed: SeedOption = 1,
+    jobs: JobsOption = None,
+    quiet: QuietOption = False,
+    sensitivity: SensitivityOption = False,
+) -> None:
+    """Every study in turn, each into its own folder under OUT, then OUT/index.html
+    linking each report; prints how many published findings each one reproduces."""
+    import time
+
+    import pandas as pd
+
+    from ethersim.report import build_index
+    from ethersim.studies.contract import k_of_n
+    from ethersim.studies.registry import NAMES
+
+    commands: dict[str, Callable[..., None]] = {
+        "rps": rps,
+        "eee-pingpong": eee_pingpong,
+        "eee-hpc": eee_hpc,
+        "csma": csma,
+        "capacity-scaling": capacity_scaling,
+    }
+    started = time.perf_counter()
+    for name in NAMES:
+        began = time.perf_counter()
+        commands[name](
+            quick=quick, out=out / name, seed=seed, jobs=jobs, quiet=True, sensitivity=sensitivity
+        )
+        if not quiet:
+            line = k_of_n(pd.read_csv(out / name / "comparison.csv"))
+            out_console().print(
+                f"{name}: {line} ({time.perf_counter() - began:.1f} s)", highlight=False
+            )
+    try:
+        index = build_index(out, NAMES)
+    except EthersimError as e:
+        raise fail(e) from None
+    if not quiet:
+        from rich.text import Text
+
+        out_console().print(
+            Text.assemble(
+                f"{len(NAMES)} studies in {time.perf_counter() - started:.1f} s; index: ",
+                literal(index),
+            ),
+            highlight=False,
+        )

@@ -30,7 +30,7 @@ import pandas as pd
 from ethersim.errors import OutputError, ScenarioError
 from ethersim.safe_write import write_text
 
-__all__ = ["REPORT", "build_report"]
+__all__ = ["REPORT", "build_index", "build_report"]
 
 #: The page's file name in the folder.
 REPORT = "report.html"
@@ -336,6 +336,9 @@ def _reproduction_body(folder: Path) -> tuple[str, str]:
     if summary.exists():
         text = summary.read_text(encoding="utf-8")
         parts.append("<h2>Summary</h2>" + markdown.markdown(text, extensions=["tables"]))
+    comparison = folder / "comparison.csv"
+    if comparison.exists():
+        parts.append(_comparison(pd.read_csv(comparison, dtype=str, keep_default_na=False)))
     pngs = sorted(p for p in folder.rglob("*.png"))
     if pngs:
         parts.append("<h2>Figures</h2>")
@@ -353,6 +356,77 @@ def _reproduction_body(folder: Path) -> tuple[str, str]:
                 f"<details><summary>{_esc(p.relative_to(folder))}</summary><pre>{body}</pre></details>"
             )
     return title, "".join(parts)
+
+
+#: The colour of each verdict of a comparison with the paper.
+VERDICT_COLOURS = {"reproduced": "#e3f1dc", "differs": "#f8dcd8", "not comparable": "#eeeeee"}
+
+
+def _comparison(df: pd.DataFrame) -> str:
+    """Every published finding beside what ethersim gives, whole (never cut)."""
+    head = "".join(
+        f"<th>{_esc(c)}</th>"
+        for c in (
+            "finding",
+            "source",
+            "published",
+            "simulated",
+            "deviation",
+            "verdict",
+            "explanation",
+        )
+    )
+    rows = []
+    for r in df.itertuples():
+        colour = VERDICT_COLOURS.get(str(r.verdict), "#ffffff")
+        cells = "".join(
+            f'<td style="text-align:left">{_esc(v)}</td>'
+            for v in (r.finding, r.source, r.published, r.simulated, r.deviation)
+        )
+        rows.append(
+            f'<tr>{cells}<td style="background:{colour};text-align:left">{_esc(r.verdict)}</td>'
+            f'<td style="text-align:left">{_esc(r.explanation)}</td></tr>'
+        )
+    k = int((df.verdict == "reproduced").sum())
+    return (
+        f"<h2>Beside the paper</h2><p>{k} of {len(df)} published findings reproduced "
+        "(<code>comparison.csv</code>; the setup ledger is <code>setup.csv</code>).</p>"
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def build_index(folder: str | Path, names: Iterable[str]) -> Path:
+    """Writes ``index.html`` into ``folder``, the parent of the reproductions ``names``
+    (``ethersim reproduce all``): each study's K-of-N line, a link to its report, and
+    the findings it did not reproduce. Returns the page's path."""
+    folder = Path(folder)
+    parts = ["<h1>ethersim: every study beside its paper</h1>"]
+    for name in names:
+        sub = folder / name
+        comparison = pd.read_csv(sub / "comparison.csv", dtype=str, keep_default_na=False)
+        k = int((comparison.verdict == "reproduced").sum())
+        info = _json(sub / "reproduction.json")
+        parts.append(
+            f'<h2><a href="{_esc(name)}/{REPORT}">{_esc(name)}</a></h2>'
+            f"<p>{k} of {len(comparison)} published findings reproduced"
+            f"{' (quick grid)' if info.get('quick') else ''}.</p>"
+        )
+        others = comparison[comparison.verdict != "reproduced"]
+        if len(others):
+            items = "".join(
+                f"<li><b>{_esc(r.finding)}</b> ({_esc(r.source)}; {_esc(r.verdict)}): "
+                f"published {_esc(r.published)}, simulated {_esc(r.simulated)}. "
+                f"{_esc(r.explanation)}</li>"
+                for r in others.itertuples()
+            )
+            parts.append(f"<ul>{items}</ul>")
+    try:
+        return write_text(
+            folder / "index.html", _page("ethersim reproductions", "".join(parts)), "--out"
+        )
+    except OSError as e:
+        raise OutputError(f"cannot write the index in {str(folder)!r}: {e}") from None
 
 
 # --------------------------------------------------------------------------- entry

@@ -26,15 +26,24 @@ assumption the summary states.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ethersim.sizing import bdp_bytes
-from ethersim.studies.runner import Progress, default_jobs, run_many, write_marker, write_table
+from ethersim.studies.runner import (
+    Progress,
+    active_overrider,
+    default_jobs,
+    run_many,
+    write_marker,
+    write_table,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -253,9 +262,11 @@ def _ms(values: list[float]) -> list[str]:
     return [f"{v:g} ms" for v in values]
 
 
-def _sweep_text(setting: str, options: Options) -> str:
+def _sweep_text(setting: str, options: Options, fixed: Sequence[tuple[str, str]] = ()) -> str:
     """The sweep of one setting: the grid, power control on and off as a paired
-    parameter, the replications and the metrics the table needs."""
+    parameter, the replications and the metrics the table needs. ``fixed`` are key
+    paths set to one value in every run (a sensitivity point's); the sweep then gets a
+    name of its own, so its runs never replace the study's own in the database."""
     rtts = options.rtts_ms()
     grid: dict[str, list[Any]] = {
         "links[1].rate_switching.min_interval": _ms([float(m) for m in options.mrcis_ms()]),
@@ -286,8 +297,23 @@ def _sweep_text(setting: str, options: Options) -> str:
     def table(values: dict[str, list[Any]]) -> str:
         return "\n".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in values.items())
 
+    fixed_lines = ""
+    suffix = ""
+    if fixed:
+        from ethersim.errors import ScenarioError
+
+        for path, _ in fixed:
+            if path in grid or path in zipped:
+                raise ScenarioError(
+                    "the study varies this key itself; expected a parameter it holds fixed",
+                    path,
+                )
+        fixed_lines = "".join(f"\n{json.dumps(k)} = [{_toml_literal(v)}]" for k, v in fixed)
+        digest = hashlib.sha256(repr(list(fixed)).encode()).hexdigest()[:10]
+        suffix = f"-point-{digest}"
+
     return f"""# The capacity-scaling study's "{setting}" setting (reproduce capacity-scaling).
-name = "capacity-scaling-{"quick-" if options.quick else ""}{setting}"
+name = "capacity-scaling-{"quick-" if options.quick else ""}{setting}{suffix}"
 scenario = "{setting}.toml"
 seed = {options.seed}
 replications = {options.reps}
@@ -295,11 +321,28 @@ paired = [{json.dumps(POLICY_KEY)}]
 metrics = {json.dumps(metrics)}
 
 [grid]
-{table(grid)}
+{table(grid)}{fixed_lines}
 
 [zip]
 {table(zipped)}
 """
+
+
+def _toml_literal(value: str) -> str:
+    """An override's value as a TOML value: itself where it is one (``16``, ``true``,
+    ``"1 Gb/s"``), else a string (``64 KiB``), as ``--set`` reads it."""
+    from ethersim.studies.contract import is_toml_value
+
+    return value if is_toml_value(value) else json.dumps(value)
+
+
+def point_db(db: Path, changes: Mapping[str, Any]) -> Path:
+    """The database of a run with the study's options changed by ``changes`` (a
+    sensitivity point): beside ``db``, named by the changes; ``db`` itself for none."""
+    if not changes:
+        return db
+    digest = hashlib.sha256(json.dumps(changes, sort_keys=True, default=str).encode())
+    return db.with_name(f"{db.stem}.point-{digest.hexdigest()[:10]}{db.suffix}")
 
 
 def _number(text: str) -> float:
@@ -496,9 +539,17 @@ def reproduce(options: Options, db: Path, progress: bool = False) -> Reproductio
     show = Progress(progress)
     try:
         with tempfile.TemporaryDirectory(prefix="ethersim-capacity-") as tmp:
+            overrider = active_overrider()
             for setting in SETTINGS:
                 files[f"{setting}.toml"] = scenario(setting, options)
-                files[f"{setting}-sweep.toml"] = _sweep_text(setting, options)
+                fixed = [
+                    (path, value)
+                    for path, _, value in (
+                        o.partition("=")
+                        for o in (overrider(files[f"{setting}.toml"]) if overrider else [])
+                    )
+                ]
+                files[f"{setting}-sweep.toml"] = _sweep_text(setting, options, fixed)
                 for name in (f"{setting}.toml", f"{setting}-sweep.toml"):
                     (Path(tmp) / name).write_text(files[name], encoding="utf-8")
                 spec = parse_sweep(

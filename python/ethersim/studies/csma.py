@@ -15,9 +15,17 @@ frame 24 bytes more (gap 12, preamble 8, CRC 4), so back-to-back frames make exa
 and the study's (L + 24)·8 bits per frame are the simulator's wire bits (frame, preamble
 and gap): the stations' ``bit_rate_bps``.
 
-Hosts: 15 transmit buffers and a 100 us interrupt service time after each frame's last
-bit (the controller holds one frame at a time), so that one host alone sends a frame
-every (8 + L + 4)·8 bit times + 100 us. The segment runs at 10 Mb/s with signals at
+Hosts: 15 transmit buffers and a transmit service time after each frame's last bit (the
+controller holds one frame at a time and is restarted by the interrupt routine), so that
+one host alone sends a frame every (8 + L + 4)·8 bit times + the service time. The study
+states that an interrupt takes "about 100 microseconds from assertion of interrupt to
+resumption of user code", and that the interrupt routine restarts the transmitter before
+that point; the restart's latency itself is not stated. It is **calibrated** at
+reproduce time (:func:`calibrate`): the service time for which two hosts on the long net
+send 64-byte frames at the study's "about 13,500 packets per second" (§3.5, text under
+Fig. 3-5; the rate it says peaks at two hosts), by secant iterations on the simulated
+rate. ``--tx-service`` sets it instead (the sensitivity run varies it from 60 to
+100 us). The segment runs at 10 Mb/s with signals at
 0.77 c, frames up to 4004 B, and each station's transceiver delay ``tap_delay`` = 0.5 us
 (the multiport transceiver's), crossed at both the sending and the receiving end.
 
@@ -96,7 +104,12 @@ RATE_BPS = 10e6
 #: Slot time: 512 bit times at 10 Mb/s.
 SLOT_S = 512 / RATE_BPS
 TX_BUFFERS = 15
-TX_INTERRUPT_US = 100
+#: The calibration's bracket for the transmit service time, us: at the low end two hosts
+#: saturate the wire, at the high end each host sends far below it.
+TX_SERVICE_BRACKET_US = (60.0, 150.0)
+#: Calibration stops when the simulated rate is this close to the target, packets/s.
+CALIBRATION_TOLERANCE_PPS = 1.0
+CALIBRATION_MAX_RUNS = 20
 TAP_DELAY_US = 0.5
 VELOCITY = 0.77
 C_M_PER_S = 299_792_458.0
@@ -201,6 +214,12 @@ class Options:
     seed: int = 1
     #: Runs at once (default: every core).
     jobs: int | None = None
+    #: The hosts' transmit service time after each frame, us; ``None``: calibrated to
+    #: ``calibration_target_pps`` (see the module notes).
+    tx_service_us: float | None = None
+    #: The two-host 64-byte packet rate the calibration aims at, packets/s (the study's
+    #: "about 13,500", read from its published findings by the command).
+    calibration_target_pps: float = 13_500.0
 
     def layouts(self) -> list[Layout]:
         """The layouts run."""
@@ -224,6 +243,20 @@ class Options:
         return (2.0, 0.5, 1.5) if self.quick else (20.0, 5.0, 15.0)
 
 
+@dataclass(frozen=True)
+class Calibration:
+    """The hosts' transmit service time, found or given."""
+
+    #: The service time used, ps.
+    tx_service_ps: int
+    #: The two-host 64-byte packet rate aimed at (``None``: the time was given).
+    target_pps: float | None
+    #: The rate that time gives on the long net, packets/s.
+    simulated_pps: float
+    #: Every (service time ps, rate) tried, in order.
+    history: tuple[tuple[int, float], ...] = ()
+
+
 @dataclass
 class Reproduction:
     """What a reproduction found."""
@@ -234,6 +267,13 @@ class Reproduction:
     runs: int
     wall_s: float
     jobs: int
+    calibration: Calibration | None = None
+
+    @property
+    def tx_service_ps(self) -> int:
+        """The hosts' transmit service time of every run, ps."""
+        assert self.calibration is not None
+        return self.calibration.tx_service_ps
 
 
 def metcalfe_boggs_mbps(bits: float, hosts: int) -> float:
@@ -245,13 +285,15 @@ def metcalfe_boggs_mbps(bits: float, hosts: int) -> float:
     return p / (p + w * SLOT_S) * RATE_BPS / 1e6
 
 
-def scenario(layout: Layout, frames: Frames, hosts: int, options: Options) -> str:
+def scenario(
+    layout: Layout, frames: Frames, hosts: int, options: Options, tx_service_ps: int
+) -> str:
     """One run as TOML text: ``hosts`` hosts on ``layout``, each saturating the net with
-    ``frames`` sent to itself."""
+    ``frames`` sent to itself, with a transmit service time of ``tx_service_ps``."""
     duration, start, until = options.window_s
     host_text = "".join(
         f'[[hosts]]\nname = "h{i}"\ntx_buffers = {TX_BUFFERS}\n'
-        f'tx_interrupt = "{TX_INTERRUPT_US} us"\n\n'
+        f'tx_interrupt = "{tx_service_ps} ps"\n\n'
         for i in range(hosts)
     )
     stations = ",\n".join(
@@ -317,19 +359,61 @@ def pool(stations: Sequence[dict[str, Any]]) -> dict[str, float]:
     }
 
 
+def _two_host_rate(options: Options, tx_service_ps: int) -> float:
+    text = scenario(LAYOUTS[0], Frames.fixed(SHORT), 2, options, tx_service_ps)
+    stations = run_many([text], jobs=1)[0].summary["stations"]
+    return float(sum(s["frame_rate_per_s"] for s in stations))
+
+
+def calibrate(options: Options) -> Calibration:
+    """The transmit service time: given (``options.tx_service_us``), or the one for which
+    two hosts on the long net send 64-byte frames at ``options.calibration_target_pps``
+    (secant iterations within :data:`TX_SERVICE_BRACKET_US`; the rate falls as the
+    service time grows once the two hosts no longer fill the wire)."""
+    if options.tx_service_us is not None:
+        ps = round(options.tx_service_us * 1e6)
+        return Calibration(ps, None, _two_host_rate(options, ps))
+    target = options.calibration_target_pps
+    # Two hosts that interleave without collision: 2 frames per (frame time + service).
+    sending_ps = (8 + SHORT + FCS) * 8 * 100_000
+    guess = 2e12 / target - sending_ps
+    lo, hi = (round(b * 1e6) for b in TX_SERVICE_BRACKET_US)
+    p = min(hi, max(lo, round(guess)))
+    history: list[tuple[int, float]] = []
+    for _ in range(CALIBRATION_MAX_RUNS):
+        rate = _two_host_rate(options, p)
+        history.append((p, rate))
+        if abs(rate - target) <= CALIBRATION_TOLERANCE_PPS:
+            break
+        if len(history) >= 2 and history[-1][1] != history[-2][1]:
+            (p0, r0), (p1, r1) = history[-2], history[-1]
+            nxt = p1 + (target - r1) * (p1 - p0) / (r1 - r0)
+        else:
+            nxt = p * rate / target  # the rate goes as 1 / (sending + service)
+        p = min(hi, max(lo, round(nxt)))
+        if any(p == tried for tried, _ in history):
+            break
+    best_p, best_rate = min(history, key=lambda h: abs(h[1] - target))
+    return Calibration(best_p, target, best_rate, tuple(history))
+
+
 def reproduce(options: Options, progress: bool = False) -> Reproduction:
     """Runs the study and returns what it found (nothing is written)."""
     import pandas as pd
 
     started = time.perf_counter()
     jobs = options.jobs or default_jobs()
+    calibration = calibrate(options)
     cells = [
         (layout, frames, hosts)
         for layout in options.layouts()
         for frames in options.frames()
         for hosts in options.hosts(layout)
     ]
-    texts = [scenario(layout, frames, hosts, options) for layout, frames, hosts in cells]
+    texts = [
+        scenario(layout, frames, hosts, options, calibration.tx_service_ps)
+        for layout, frames, hosts in cells
+    ]
     show = Progress(progress)
     try:
         results = run_many(texts, jobs, show.phase("csma"))
@@ -356,7 +440,8 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
         )
     table = pd.DataFrame(rows)
     table["length"] = table["length"].astype("str")
-    return Reproduction(options, table, len(texts), time.perf_counter() - started, jobs)
+    runs = len(texts) + max(1, len(calibration.history))
+    return Reproduction(options, table, runs, time.perf_counter() - started, jobs, calibration)
 
 
 #: The figures: column, axis label, file name.
@@ -487,8 +572,16 @@ def _summary(rep: Reproduction) -> str:
         "",
         "Every host saturates a 10 Mb/s segment (signals at 0.77 c, transceiver delay "
         f"{TAP_DELAY_US} us crossed at both ends) with frames to itself, through "
-        f"{TX_BUFFERS} transmit buffers and a {TX_INTERRUPT_US} us interrupt service time "
-        "after each frame. A study length L (header, no CRC) is a simulated frame of "
+        f"{TX_BUFFERS} transmit buffers and a {rep.tx_service_ps / 1e6:.2f} us transmit service "
+        "time after each frame ("
+        + (
+            "calibrated: two hosts then send 64-byte frames at "
+            f"{rep.calibration.simulated_pps:,.0f} packets/s on the long net, the study's "
+            f"about {rep.calibration.target_pps:,.0f}"
+            if rep.calibration is not None and rep.calibration.target_pps is not None
+            else "given"
+        )
+        + "). A study length L (header, no CRC) is a simulated frame of "
         "L + 4 B; each frame is charged (L + 24)·8 bits (gap 12, preamble 8, CRC 4 bytes), "
         "so back-to-back frames make exactly 10 Mb/s. Mixes are 64- and 1536-byte frames, "
         "short/long per block of eight, in random order.",
@@ -521,8 +614,9 @@ def _summary(rep: Reproduction) -> str:
         "E = (P/C) / (P/C + W·T), with P = (L + 24)·8 bits per frame (a mix: the mean over "
         "its block), C = 10 Mb/s and T = the slot time, 512 bit times = 51.2 us; the "
         "estimate is E · 10 Mb/s (Q = 1: E = 1). It assumes every host always has a frame "
-        "ready and every slot is contended; the hosts here take 100 us between frames, "
-        "so with few hosts the network is idle part of the time and falls below it.",
+        f"ready and every slot is contended; the hosts here take {rep.tx_service_ps / 1e6:.1f} "
+        "us between frames, so with few hosts the network is idle part of the time and falls "
+        "below it.",
         "",
         f"With 8 hosts or more, the simulated bit rate is at or above the estimate in "
         f"{len(above)} of {len(many)} cells; closest: {worst.layout} net, length "
@@ -571,7 +665,7 @@ def write(rep: Reproduction, folder: Path) -> None:
     (folder / "scenarios").mkdir()
     long = LAYOUTS[0]
     for frames in (Frames.fixed(SHORT), Frames.mix(7, 1)):
-        text = scenario(long, frames, long.max_hosts, rep.options)
+        text = scenario(long, frames, long.max_hosts, rep.options, rep.tx_service_ps)
         name = f"long-{long.max_hosts}-hosts-{frames.label.replace('/', '-')}.toml"
         (folder / "scenarios" / name).write_text(text, encoding="utf-8")
     info: dict[str, Any] = {
@@ -581,5 +675,13 @@ def write(rep: Reproduction, folder: Path) -> None:
         "runs": rep.runs,
         "jobs": rep.jobs,
         "wall_time_s": rep.wall_s,
+        "tx_service_ps": rep.tx_service_ps,
+        "calibration": None
+        if rep.calibration is None
+        else {
+            "target_pps": rep.calibration.target_pps,
+            "simulated_pps": rep.calibration.simulated_pps,
+            "history": [list(h) for h in rep.calibration.history],
+        },
     }
     write_marker(folder, info)

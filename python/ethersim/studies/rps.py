@@ -65,6 +65,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_BUFFER_BYTES",
+    "HOST_BOTTLENECKS",
     "PAUSES_MS",
     "STUDY_CONTROL_S",
     "Calibration",
@@ -75,6 +76,12 @@ __all__ = [
     "reproduce",
     "scenario",
 ]
+
+#: Where the server's calibrated per-packet time is spent, and the host key it sets:
+#: ``cpu``, the network stack's time per packet before the transmit buffers
+#: (``tx_processing``); ``nic``, the controller's service time after each frame
+#: (``tx_interrupt``: the next frame starts no sooner than this after the last bit).
+HOST_BOTTLENECKS = {"cpu": "tx_processing", "nic": "tx_interrupt"}
 
 #: The study's measured transfer times with no pauses (the calibration targets), s.
 STUDY_CONTROL_S = {"tcp": 15.64, "udp": 28.08}
@@ -124,6 +131,11 @@ class Options:
     #: Whether the switch releases a paused server with a pause time of 0 (XON) when
     #: its buffer drains, or lets the pause (65535 quanta, 33.6 ms) run out.
     switch_releases: bool = True
+    #: Where the server's per-packet time is spent (the calibrated host model, see
+    #: :data:`HOST_BOTTLENECKS`): ``"cpu"``, before its transmit buffers, so the CPU keeps
+    #: preparing packets while the NIC is paused; or ``"nic"``, in the controller after
+    #: each frame, so a paused NIC stops the host's whole pipeline.
+    host_bottleneck: str = "cpu"
 
     @property
     def file_bytes(self) -> int:
@@ -155,7 +167,8 @@ class Calibration:
     protocol: str
     #: The control transfer time aimed at, s.
     target_s: float
-    #: The server's transmit time per packet found, ps.
+    #: The server's per-packet time found, ps (its ``host_key``: the stack's time per
+    #: packet, or the controller's service time after each frame).
     tx_processing_ps: int
     #: The control transfer time it gives, s.
     simulated_s: float
@@ -163,6 +176,8 @@ class Calibration:
     runs: int
     #: Every (tx_processing_ps, simulated_s) tried, in order.
     history: list[tuple[int, float]] = field(default_factory=list)
+    #: The host key the time was found for (:data:`HOST_BOTTLENECKS`).
+    host_key: str = "tx_processing"
 
 
 @dataclass
@@ -214,8 +229,11 @@ def scenario(
     switch_releases: bool = True,
     series: bool = False,
     seed: int = 1,
+    host_bottleneck: str = "cpu",
 ) -> str:
-    """The scenario of one cell, as TOML text (``ethersim run`` takes it as it is)."""
+    """The scenario of one cell, as TOML text (``ethersim run`` takes it as it is);
+    ``tx_processing_ps`` is the server's calibrated per-packet time, spent where
+    ``host_bottleneck`` says (:data:`HOST_BOTTLENECKS`)."""
     honour = "true" if honours else "false"
     app = "tcp_file" if protocol == "tcp" else "udp_file"
     tcp = '\n# Linux hosts: SACK on, 200 ms minimum RTO.\ntcp = { sack = true, rto_min = "200 ms" }'
@@ -236,7 +254,8 @@ seed = {seed}
 
 [[hosts]]
 name = "server"
-tx_processing = "{tx_processing_ps} ps"   # calibrated to the study's control time
+# Calibrated to the study's control time:
+{HOST_BOTTLENECKS[host_bottleneck]} = "{tx_processing_ps} ps"
 pause = {{ honour = {honour} }}
 
 [[hosts]]
@@ -298,6 +317,11 @@ def check(options: Options) -> None:
     from ethersim import _core
     from ethersim.errors import ScenarioError
 
+    if options.host_bottleneck not in HOST_BOTTLENECKS:
+        raise ScenarioError(
+            f"{options.host_bottleneck!r}; expected one of {', '.join(HOST_BOTTLENECKS)}",
+            "--host-bottleneck",
+        )
     text = scenario(
         "tcp",
         max(PAUSES_MS),
@@ -316,15 +340,30 @@ def check(options: Options) -> None:
         ) from None
 
 
-def calibrate(protocol: str, options: Options, tick: Tick | None = None) -> Calibration:
-    """The server's per-packet transmit time that makes the control transfer last the
-    study's time (scaled to the file): secant iterations on T_sim(p) - T_target."""
-    target = options.target_s(protocol)
+def calibrate(
+    protocol: str, options: Options, tick: Tick | None = None, target_s: float | None = None
+) -> Calibration:
+    """The server's per-packet time (spent where ``options.host_bottleneck`` says) that
+    makes the control transfer last the study's time, scaled to the file (or
+    ``target_s``): secant iterations on T_sim(p) - T_target."""
+    target = options.target_s(protocol) if target_s is None else target_s
     packets = math.ceil(options.file_bytes / PAYLOAD_BYTES[protocol])
-    p = max(1, round(target / packets * 1e12))
+    p = target / packets * 1e12
+    if options.host_bottleneck == "nic":
+        # The controller's time follows the frame's own time on the wire (1538 B at 1 Gb/s).
+        p -= 1538 * 8 * 1000
+    p = max(1, round(p))
     history: list[tuple[int, float]] = []
     for _ in range(CALIBRATION_MAX_RUNS):
-        text = scenario(protocol, 0, True, p, file_bytes=options.file_bytes, seed=options.seed)
+        text = scenario(
+            protocol,
+            0,
+            True,
+            p,
+            file_bytes=options.file_bytes,
+            seed=options.seed,
+            host_bottleneck=options.host_bottleneck,
+        )
         t = _transfer_time(run_many([text], jobs=1)[0])
         history.append((p, t))
         if tick is not None:
@@ -340,7 +379,8 @@ def calibrate(protocol: str, options: Options, tick: Tick | None = None) -> Cali
         if any(p == tried for tried, _ in history):
             break  # the picosecond grid allows no closer value
     best_p, best_t = min(history, key=lambda h: abs(h[1] - target))
-    return Calibration(protocol, target, best_p, best_t, len(history), history)
+    key = HOST_BOTTLENECKS[options.host_bottleneck]
+    return Calibration(protocol, target, best_p, best_t, len(history), history, key)
 
 
 def _pause_length_s(pause_ms: int) -> float:
@@ -507,6 +547,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
                 honours,
                 calibrations[protocol].tx_processing_ps,
                 file_bytes=options.file_bytes,
+                host_bottleneck=options.host_bottleneck,
                 buffer_bytes=options.buffer_bytes,
                 switch_releases=options.switch_releases,
                 seed=options.seed,
@@ -538,6 +579,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
                 True,
                 calibrations[p].tx_processing_ps,
                 file_bytes=options.file_bytes,
+                host_bottleneck=options.host_bottleneck,
                 buffer_bytes=options.buffer_bytes,
                 switch_releases=other,
                 seed=options.seed,
@@ -572,6 +614,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
                 False,
                 calibrations["udp"].tx_processing_ps,
                 file_bytes=options.file_bytes,
+                host_bottleneck=options.host_bottleneck,
                 buffer_bytes=b,
                 switch_sends_pause=False,
                 seed=options.seed,
@@ -622,6 +665,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
                 honours,
                 calibrations["tcp"].tx_processing_ps,
                 file_bytes=size,
+                host_bottleneck=options.host_bottleneck,
                 buffer_bytes=options.buffer_bytes,
                 switch_releases=options.switch_releases,
                 series=True,

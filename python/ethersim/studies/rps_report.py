@@ -227,7 +227,13 @@ def summary(rep: Reproduction) -> str:
         "The server's per-packet transmit time was solved for so that the control transfer "
         "(no pauses) lasts the study's time"
         + (" (scaled to the smaller file)" if o.quick else "")
-        + ":",
+        + (
+            ", spent by its CPU before the transmit buffers (`tx_processing`; host "
+            "bottleneck `cpu`):"
+            if o.host_bottleneck == "cpu"
+            else ", spent by its controller after each frame (`tx_interrupt`; host bottleneck "
+            "`nic`), so a paused NIC stops the whole pipeline:"
+        ),
         "",
         "| protocol | target (s) | simulated (s) | server time per packet (us) | runs |",
         "|---|---|---|---|---|",
@@ -318,7 +324,7 @@ def _findings(
         f"{tcp_h.extra_time_s:.3f} s longer: {_compare(tcp_h.extra_time_s, tcp_h.pause_total_s)} "
         f"the {tcp_h.pause_total_s:.3f} s the pauses add up to.",
     ]
-    if tcp_h.extra_time_s < tcp_h.pause_total_s:
+    if tcp_h.extra_time_s < tcp_h.pause_total_s and rep.options.host_bottleneck == "cpu":
         out.append(
             "  The server's CPU keeps preparing segments while its NIC is paused, into its "
             "transmit buffers and the switch's buffer; when the pause ends, the 1 Gb/s links "

@@ -9,11 +9,13 @@ whatever order they finish in.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ethersim.api import run_text
@@ -27,8 +29,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MARKER",
+    "active_overrider",
     "default_jobs",
     "is_reproduction_folder",
+    "overriding",
+    "recording",
     "run_many",
     "write_csv",
     "write_marker",
@@ -80,6 +85,42 @@ def default_jobs() -> int:
 #: Called after each run with (runs done, runs in all).
 Tick = Callable[[int, int], object]
 
+#: Overrides (``"path=value"``, read as ``--set`` reads them) for a scenario, given its text.
+Overrider = Callable[[str], list[str]]
+
+_OVERRIDER: ContextVar[Overrider | None] = ContextVar("ethersim_study_overrider", default=None)
+_RECORDER: ContextVar[list[str] | None] = ContextVar("ethersim_study_recorder", default=None)
+
+
+def active_overrider() -> Overrider | None:
+    """The overrides :func:`overriding` set for this block, for a study that runs its
+    scenarios another way than :func:`run_many` (on the sweeps machinery)."""
+    return _OVERRIDER.get()
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[list[str]]:
+    """Within the block, every scenario text :func:`run_many` runs is appended to the
+    list it yields (a study's setup ledger is checked against all of them)."""
+    texts: list[str] = []
+    token = _RECORDER.set(texts)
+    try:
+        yield texts
+    finally:
+        _RECORDER.reset(token)
+
+
+@contextlib.contextmanager
+def overriding(overrider: Overrider) -> Iterator[None]:
+    """Within the block, every scenario :func:`run_many` runs gets the overrides
+    ``overrider`` gives for its text (a sensitivity run varies one assumption of a
+    study this way, in every scenario the study builds, calibration runs included)."""
+    token = _OVERRIDER.set(overrider)
+    try:
+        yield
+    finally:
+        _OVERRIDER.reset(token)
+
 
 def run_many(
     scenarios: Sequence[str],
@@ -94,9 +135,18 @@ def run_many(
     jobs = jobs or default_jobs()
     done = 0
     folders: Sequence[Path | None] = outputs if outputs is not None else [None] * len(scenarios)
+    overrider = _OVERRIDER.get()
+    recorder = _RECORDER.get()
+    if recorder is not None:
+        recorder.extend(scenarios)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ethersim-run") as pool:
         futures: list[Future[Result]] = [
-            pool.submit(run_text, text, output=folder)
+            pool.submit(
+                run_text,
+                text,
+                overrides=overrider(text) if overrider is not None else None,
+                output=folder,
+            )
             for text, folder in zip(scenarios, folders, strict=True)
         ]
         pending = set(futures)

@@ -1,0 +1,600 @@
+"""The study contract: what every reproduction states beside its own numbers.
+
+A study's paper is read once, by a person, into a data file in
+``ethersim/studies/published/<study>.toml``:
+
+- ``[[findings]]``: every result the paper states in its text or tables, quantitative
+  (a number, its unit and the tolerance a reader would accept, with the reason) or
+  qualitative (a claim in words), each with its place in the paper and the quantity an
+  evaluator computes from the reproduction's own tables;
+- ``[[setup]]``: the setup ledger, every parameter the study's scenarios set, each
+  ``stated`` by the paper (quoted), an ``assumption`` of ours (with the reason and a
+  plausible range) or ``calibrated`` (the published target and the procedure, which runs
+  in code at reproduce time).
+
+This module loads and checks those files (an unknown quantity, a bad kind or an empty
+range is a :class:`~ethersim.errors.ScenarioError` naming the key path in the file,
+before anything runs), evaluates the findings against a reproduction
+(``comparison.csv``), writes the ledger with the values the scenarios really set
+(``setup.csv``), and opens the summary with how many findings were reproduced and why
+the others were not. :mod:`ethersim.studies.sensitivity` varies the ledger's assumptions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import pandas as pd
+
+from ethersim.errors import ScenarioError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+__all__ = [
+    "COMPARISON_COLUMNS",
+    "SETUP_COLUMNS",
+    "VERDICTS",
+    "Finding",
+    "Outcome",
+    "Published",
+    "SetupEntry",
+    "Study",
+    "compare",
+    "counts",
+    "flatten",
+    "is_toml_value",
+    "k_of_n",
+    "ledger",
+    "load_published",
+    "matches",
+    "parse_toml",
+    "set_keys",
+    "summary_header",
+    "uncovered",
+    "write",
+]
+
+#: ``comparison.csv``'s columns, in order (the output contract; more may follow).
+COMPARISON_COLUMNS = (
+    "finding",
+    "source",
+    "published",
+    "simulated",
+    "deviation",
+    "verdict",
+    "explanation",
+)
+#: ``setup.csv``'s columns, in order (the output contract; more may follow).
+SETUP_COLUMNS = ("parameter", "value", "kind", "source")
+#: What a comparison can conclude.
+VERDICTS = ("reproduced", "differs", "not comparable")
+KINDS = ("quantitative", "qualitative")
+SETUP_KINDS = ("stated", "assumption", "calibrated")
+
+Rep = TypeVar("Rep")
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One result a paper states."""
+
+    id: str
+    claim: str
+    source: str
+    quote: str
+    kind: str
+    quantity: str
+    where: Mapping[str, Any]
+    published: float | None
+    unit: str
+    tolerance: float | None
+    tolerance_percent: float | None
+    tolerance_reason: str
+    computed_from: str
+    #: Why ethersim differs, where it does and the cause was found (with the run that
+    #: shows it); printed beside a "differs" verdict.
+    explanation: str = ""
+
+    def accepts(self, simulated: float) -> bool:
+        """Whether ``simulated`` is within the finding's tolerance of the published value."""
+        assert self.published is not None
+        allowed = 0.0
+        if self.tolerance is not None:
+            allowed = max(allowed, self.tolerance)
+        if self.tolerance_percent is not None:
+            allowed = max(allowed, abs(self.published) * self.tolerance_percent / 100)
+        return abs(simulated - self.published) <= allowed * (1 + 1e-12)
+
+    def published_text(self) -> str:
+        """The published value as ``comparison.csv`` shows it."""
+        if self.published is None:
+            return self.claim
+        return f"{_number(self.published)} {self.unit}".strip()
+
+
+@dataclass(frozen=True)
+class SetupEntry:
+    """One line of the setup ledger."""
+
+    parameter: str
+    kind: str
+    value: str
+    source: str
+    range: tuple[str, ...] = ()
+    range_reason: str = ""
+    findings: tuple[str, ...] = ()
+    #: The study option (a field of the study's ``Options``) a sensitivity run sets to
+    #: each value of ``range``, where the parameter is a choice of the study's (where
+    #: the host's bottleneck lies, say) rather than one scenario key; empty otherwise.
+    option: str = ""
+    #: ``range`` as the data file gives it (numbers stay numbers), for ``option``.
+    raw_range: tuple[Any, ...] = ()
+
+
+@dataclass(frozen=True)
+class Published:
+    """A study's published findings and setup ledger, as read from its data file."""
+
+    study: str
+    paper: str
+    seed: str
+    findings: tuple[Finding, ...]
+    setup: tuple[SetupEntry, ...]
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What an evaluator found for one finding.
+
+    ``value`` is the simulated number (quantitative findings) or ``None``; ``holds`` is
+    whether a qualitative claim holds in the simulation; ``text`` says what was found in
+    words (it becomes ``simulated`` for a qualitative finding). ``comparable=False``
+    means the reproduction did not run what the finding is about (``text`` says why).
+    """
+
+    value: float | None = None
+    holds: bool | None = None
+    text: str = ""
+    comparable: bool = True
+
+
+#: An evaluator: the reproduction and the finding's ``where`` selector → an outcome.
+Evaluator = Callable[[Any, Mapping[str, Any]], Outcome]
+
+
+@dataclass(frozen=True)
+class Study(Generic[Rep]):
+    """What the contract needs of one study: its name and its evaluators by quantity.
+
+    The setup ledger is checked against every scenario the reproduction ran through
+    :func:`ethersim.studies.runner.run_many` (recorded there); a study that runs
+    scenarios another way (on the sweeps machinery) names them with ``scenarios`` and
+    the key paths its sweep grids set with ``extra_keys``.
+    """
+
+    name: str
+    evaluators: Mapping[str, Evaluator]
+    scenarios: Callable[[Rep], Iterable[str]] = field(default=lambda rep: ())
+    extra_keys: Callable[[Rep], Iterable[str]] = field(default=lambda rep: ())
+    #: The names of the study's options a ledger entry may vary (``option = ...``).
+    options: tuple[str, ...] = ()
+
+    def published(self) -> Published:
+        """The study's data file, checked against its evaluators and options."""
+        return load_published(self.name, self.evaluators, options=self.options)
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """``text`` parsed as TOML (raises ``TOMLDecodeError``)."""
+    return tomllib.loads(text)
+
+
+def is_toml_value(text: str) -> bool:
+    """Whether ``text`` is a TOML value (``16``, ``true``, ``"1 Gb/s"``) rather than bare
+    text (``64 KiB``); an override reads the first as the value, the second as a string."""
+    try:
+        tomllib.loads(f"v = {text}")
+    except tomllib.TOMLDecodeError:
+        return False
+    return True
+
+
+def _number(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _data_file(study: str) -> Any:
+    return resources.files("ethersim.studies") / "published" / f"{study}.toml"
+
+
+def load_published(
+    study: str,
+    evaluators: Mapping[str, Evaluator],
+    text: str | None = None,
+    options: Iterable[str] = (),
+) -> Published:
+    """Reads and checks ``published/<study>.toml`` (or ``text``). Raises
+    :class:`ScenarioError` with the key path in the file for anything malformed: a
+    missing or mistyped field, a duplicate id, a kind not known, a quantity no evaluator
+    computes, an empty or malformed sensitivity range, a setup entry naming an unknown
+    finding."""
+    where = f"studies/published/{study}.toml"
+    if text is None:
+        text = _data_file(study).read_text(encoding="utf-8")
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"not valid TOML: {e}", where) from None
+    findings = tuple(
+        _finding(raw, f"{where}: findings[{i}]", evaluators)
+        for i, raw in enumerate(_list(doc, "findings", where))
+    )
+    ids = [f.id for f in findings]
+    for i, fid in enumerate(ids):
+        if fid in ids[:i]:
+            raise ScenarioError(
+                f"{fid!r} is given twice; expected unique ids", f"{where}: findings[{i}].id"
+            )
+    setup = tuple(
+        _setup(raw, f"{where}: setup[{i}]", set(ids), set(options))
+        for i, raw in enumerate(_list(doc, "setup", where))
+    )
+    return Published(
+        study=_str(doc, "study", where),
+        paper=_str(doc, "paper", where),
+        seed=_str(doc, "seed", where),
+        findings=findings,
+        setup=setup,
+        path=where,
+    )
+
+
+def _list(doc: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, Any]]:
+    items = doc.get(key)
+    if not isinstance(items, list) or not items or not all(isinstance(i, dict) for i in items):
+        raise ScenarioError(f"expected one or more [[{key}]] tables", f"{where}: {key}")
+    return items
+
+
+def _str(raw: Mapping[str, Any], key: str, where: str, default: str | None = None) -> str:
+    value = raw.get(key, default)
+    if not isinstance(value, str) or (default is None and not value.strip()):
+        raise ScenarioError(f"expected a non-empty string, got {value!r}", f"{where}.{key}")
+    return value
+
+
+def _num(raw: Mapping[str, Any], key: str, where: str) -> float | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ScenarioError(f"expected a finite number, got {value!r}", f"{where}.{key}")
+    return float(value)
+
+
+def _finding(raw: Mapping[str, Any], where: str, evaluators: Mapping[str, Evaluator]) -> Finding:
+    kind = _str(raw, "kind", where)
+    if kind not in KINDS:
+        raise ScenarioError(f"{kind!r}; expected one of {', '.join(KINDS)}", f"{where}.kind")
+    quantity = _str(raw, "quantity", where)
+    if quantity not in evaluators:
+        raise ScenarioError(
+            f"{quantity!r} is no quantity this study computes; expected one of "
+            f"{', '.join(sorted(evaluators))}",
+            f"{where}.quantity",
+        )
+    selector = raw.get("where", {})
+    if not isinstance(selector, dict):
+        raise ScenarioError(f"expected a table, got {selector!r}", f"{where}.where")
+    published = _num(raw, "published", where)
+    tolerance = _num(raw, "tolerance", where)
+    tolerance_percent = _num(raw, "tolerance_percent", where)
+    if kind == "quantitative":
+        if published is None:
+            raise ScenarioError(
+                "a quantitative finding needs its published value", f"{where}.published"
+            )
+        if tolerance is None and tolerance_percent is None:
+            raise ScenarioError(
+                "a quantitative finding needs tolerance or tolerance_percent", f"{where}.tolerance"
+            )
+        for key, value in (("tolerance", tolerance), ("tolerance_percent", tolerance_percent)):
+            if value is not None and value < 0:
+                raise ScenarioError(f"{value} is negative; expected 0 or more", f"{where}.{key}")
+        _str(raw, "tolerance_reason", where)
+    return Finding(
+        id=_str(raw, "id", where),
+        claim=_str(raw, "claim", where),
+        source=_str(raw, "source", where),
+        quote=_str(raw, "quote", where),
+        kind=kind,
+        quantity=quantity,
+        where=dict(selector),
+        published=published if kind == "quantitative" else None,
+        unit=_str(raw, "unit", where, ""),
+        tolerance=tolerance,
+        tolerance_percent=tolerance_percent,
+        tolerance_reason=_str(raw, "tolerance_reason", where, ""),
+        computed_from=_str(raw, "computed_from", where),
+        explanation=_str(raw, "explanation", where, ""),
+    )
+
+
+def _setup(raw: Mapping[str, Any], where: str, ids: set[str], options: set[str]) -> SetupEntry:
+    kind = _str(raw, "kind", where)
+    if kind not in SETUP_KINDS:
+        raise ScenarioError(f"{kind!r}; expected one of {', '.join(SETUP_KINDS)}", f"{where}.kind")
+    values = raw.get("range", [])
+    if not isinstance(values, list):
+        raise ScenarioError(f"expected a list of values, got {values!r}", f"{where}.range")
+    if kind != "stated" and "range" in raw and not values:
+        raise ScenarioError("the range is empty; expected the values to try", f"{where}.range")
+    for j, v in enumerate(values):
+        if not isinstance(v, (str, int, float, bool)):
+            raise ScenarioError(
+                f'{v!r}; expected a number, true or false, or a quantity like "64 KiB"',
+                f"{where}.range[{j}]",
+            )
+    affected = raw.get("findings", [])
+    if not isinstance(affected, list):
+        raise ScenarioError(
+            f"expected a list of finding ids, got {affected!r}", f"{where}.findings"
+        )
+    for j, fid in enumerate(affected):
+        if fid not in ids:
+            raise ScenarioError(f"{fid!r} is no finding of this study", f"{where}.findings[{j}]")
+    option = _str(raw, "option", where, "")
+    if option and option not in options:
+        raise ScenarioError(
+            f"{option!r} is no option of this study; expected one of "
+            f"{', '.join(sorted(options)) or '(none)'}",
+            f"{where}.option",
+        )
+    if option and not values:
+        raise ScenarioError("an option entry needs the values to try", f"{where}.range")
+    raw_value = raw.get("value", "")
+    return SetupEntry(
+        parameter=_str(raw, "parameter", where),
+        kind=kind,
+        value=str(raw_value),
+        source=_str(raw, "source", where),
+        range=tuple(_toml_value(v) for v in values),
+        range_reason=_str(raw, "range_reason", where, ""),
+        findings=tuple(affected),
+        option=option,
+        raw_range=tuple(values),
+    )
+
+
+def _toml_value(v: str | float | bool) -> str:
+    """A range value as an override writes it (``"64 KiB"`` stays a string)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return v
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+# --- comparison -------------------------------------------------------------------------
+
+
+def compare(published: Published, study: Study[Rep], rep: Rep) -> pd.DataFrame:
+    """``comparison.csv``: every published finding beside what the reproduction gives."""
+    rows = []
+    for f in published.findings:
+        outcome = study.evaluators[f.quantity](rep, f.where)
+        rows.append(_row(f, outcome))
+    return pd.DataFrame(rows, columns=[*COMPARISON_COLUMNS, "claim", "kind", "unit", "tolerance"])
+
+
+def _row(f: Finding, outcome: Outcome) -> dict[str, Any]:
+    deviation = ""
+    if not outcome.comparable:
+        verdict, simulated = "not comparable", outcome.text
+    elif f.kind == "quantitative":
+        if outcome.value is None or not math.isfinite(outcome.value):
+            verdict, simulated = "not comparable", outcome.text or "no value"
+        else:
+            assert f.published is not None
+            verdict = "reproduced" if f.accepts(outcome.value) else "differs"
+            simulated = f"{_number(outcome.value)} {f.unit}".strip()
+            deviation = f"{outcome.value - f.published:+.4g} {f.unit}".strip()
+            if f.published != 0:
+                deviation += f" ({100 * (outcome.value - f.published) / abs(f.published):+.1f}%)"
+    else:
+        verdict = "reproduced" if outcome.holds else "differs"
+        simulated = outcome.text
+    explanation = ""
+    if verdict == "differs":
+        explanation = f.explanation or "not yet explained"
+    elif verdict == "not comparable":
+        explanation = outcome.text
+    tolerance = ""
+    if f.kind == "quantitative":
+        parts = []
+        if f.tolerance is not None:
+            parts.append(f"±{_number(f.tolerance)} {f.unit}".strip())
+        if f.tolerance_percent is not None:
+            parts.append(f"±{_number(f.tolerance_percent)}%")
+        tolerance = " or ".join(parts)
+    return {
+        "finding": f.id,
+        "source": f.source,
+        "published": f.published_text(),
+        "simulated": simulated,
+        "deviation": deviation,
+        "verdict": verdict,
+        "explanation": explanation,
+        "claim": f.claim,
+        "kind": f.kind,
+        "unit": f.unit,
+        "tolerance": tolerance,
+    }
+
+
+def counts(comparison: pd.DataFrame) -> tuple[int, int]:
+    """(findings reproduced, findings in all)."""
+    return int((comparison.verdict == "reproduced").sum()), len(comparison)
+
+
+def k_of_n(comparison: pd.DataFrame) -> str:
+    """The line every summary opens with."""
+    k, n = counts(comparison)
+    rest = comparison.verdict.value_counts()
+    extra = ", ".join(
+        f"{int(rest[v])} {v}" for v in ("differs", "not comparable") if v in rest.index
+    )
+    return f"{k} of {n} published findings reproduced" + (f" ({extra})" if extra else "")
+
+
+def summary_header(published: Published, comparison: pd.DataFrame) -> str:
+    """The opening of a study's ``summary.md``: the K-of-N line, then every finding that
+    was not reproduced, with its explanation."""
+    lines = [f"**{k_of_n(comparison)}** — {published.paper}", ""]
+    others = comparison[comparison.verdict != "reproduced"]
+    if len(others):
+        lines += ["Not reproduced:", ""]
+        for r in others.itertuples():
+            lines.append(
+                f"- **{r.finding}** ({r.source}; {r.verdict}): published {r.published}; "
+                f"simulated {r.simulated}. {r.explanation}"
+            )
+        lines.append("")
+    lines += [
+        "Every finding, its source and tolerance: `comparison.csv`; every parameter and "
+        "whether the paper states it, we assume it or we calibrate it: `setup.csv`.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+# --- the setup ledger -------------------------------------------------------------------
+
+
+def flatten(doc: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A parsed scenario's leaves by key path: ``links[0].rate``, ``hosts[1].pause.honour``.
+    An array of tables is indexed; any other array is one leaf."""
+    out: dict[str, Any] = {}
+    for key, value in doc.items():
+        path = f"{prefix}.{key}" if prefix else key
+        if isinstance(value, dict):
+            out.update(flatten(value, path))
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for i, item in enumerate(value):
+                out.update(flatten(item, f"{path}[{i}]"))
+        else:
+            out[path] = value
+    return out
+
+
+def _pattern(glob: str) -> re.Pattern[str]:
+    """A ledger parameter as a regular expression: ``[*]`` any index, ``*`` anything."""
+    text = re.escape(glob).replace(r"\[\*\]", r"\[\d+\]").replace(r"\*", ".*")
+    return re.compile(f"^{text}$")
+
+
+def matches(parameter: str, path: str) -> bool:
+    """Whether the ledger's ``parameter`` (a glob) names the key path ``path``."""
+    return _pattern(parameter).match(path) is not None
+
+
+def set_keys(study: Study[Rep], rep: Rep, ran: Iterable[str]) -> dict[str, list[Any]]:
+    """Every key path the reproduction's scenarios set, with the values they set: the
+    scenario texts it ran (``ran``), those the study names, and its sweeps' grid keys."""
+    keys: dict[str, list[Any]] = {}
+    for text in dict.fromkeys([*ran, *study.scenarios(rep)]):
+        for path, value in flatten(tomllib.loads(text)).items():
+            keys.setdefault(path, []).append(value)
+    for path in study.extra_keys(rep):
+        keys.setdefault(path, [])
+    return keys
+
+
+def uncovered(published: Published, keys: Mapping[str, list[Any]]) -> list[str]:
+    """Key paths set (see :func:`set_keys`) that no ledger entry lists."""
+    patterns = [_pattern(e.parameter) for e in published.setup]
+    return sorted(p for p in keys if not any(r.match(p) for r in patterns))
+
+
+def _shown(values: list[Any]) -> str:
+    distinct = list(dict.fromkeys(_leaf(v) for v in values))
+    if len(distinct) > 6:
+        return "; ".join(distinct[:5]) + f"; … ({len(distinct)} values)"
+    return "; ".join(distinct)
+
+
+def _leaf(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, list):
+        return "[" + ", ".join(_leaf(x) for x in v) + "]"
+    return str(v)
+
+
+def ledger(published: Published, keys: Mapping[str, list[Any]]) -> pd.DataFrame:
+    """``setup.csv``: every ledger entry with the values the scenarios really set (see
+    :func:`set_keys`), or the ledger's own value where they leave the parameter at its
+    default. A key path no entry lists is a row of kind ``unlisted`` (a test fails on
+    it: every parameter a study sets must be in its ledger)."""
+    rows = []
+    for e in published.setup:
+        pattern = _pattern(e.parameter)
+        values = [v for path, vs in keys.items() if pattern.match(path) for v in vs]
+        used = _shown(values) if values else ""
+        rows.append(
+            {
+                "parameter": e.parameter,
+                "value": used or e.value,
+                "kind": e.kind,
+                "source": e.source,
+                "stated_or_chosen": e.value,
+                "range": "; ".join(e.range),
+                "range_reason": e.range_reason,
+                "findings": "; ".join(e.findings),
+                "set_by_scenarios": bool(values),
+            }
+        )
+    for path in uncovered(published, keys):
+        rows.append(
+            {
+                "parameter": path,
+                "value": _shown(keys[path]),
+                "kind": "unlisted",
+                "source": "set by the study's scenarios but missing from its ledger",
+                "set_by_scenarios": True,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def write(
+    published: Published, study: Study[Rep], rep: Rep, ran: Iterable[str], folder: Path
+) -> pd.DataFrame:
+    """Writes ``comparison.csv`` and ``setup.csv`` into ``folder`` and opens its
+    ``summary.md`` (written by the study) with :func:`summary_header`. ``ran`` are the
+    scenario texts the reproduction ran. Returns the comparison."""
+    from ethersim.studies.runner import write_csv
+
+    comparison = compare(published, study, rep)
+    write_csv(comparison, folder / "comparison.csv")
+    write_csv(ledger(published, set_keys(study, rep, ran)), folder / "setup.csv")
+    summary = folder / "summary.md"
+    body = summary.read_text(encoding="utf-8") if summary.exists() else ""
+    title, _, rest = body.partition("\n")
+    if title.startswith("# "):
+        text = f"{title}\n\n{summary_header(published, comparison)}{rest.lstrip()}"
+    else:
+        text = summary_header(published, comparison) + body
+    summary.write_text(text, encoding="utf-8")
+    return comparison
