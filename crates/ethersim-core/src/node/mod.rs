@@ -2,6 +2,7 @@
 //! (store-and-forward, output-queued), the ports through which both send, and the
 //! policies that may watch a port's queue.
 
+pub mod headroom;
 pub mod host;
 pub mod pause;
 pub mod policy;
@@ -9,6 +10,7 @@ pub mod port;
 pub mod queue;
 pub mod switch;
 
+pub use headroom::{PauseInput, RateRange};
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
 pub use pause::{PauseHold, PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
 pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};

@@ -9,8 +9,8 @@ use crate::app::{
 use crate::engine::{rng, RunLimits};
 use crate::ids::{EndpointId, FlowId, LinkId, NodeId, PortId};
 use crate::node::{
-    Host, HostConfig, InterruptJitter, PauseReceiver, PeriodicPause, Port, QueueLimits, Switch,
-    ThresholdPause,
+    headroom, Host, HostConfig, InterruptJitter, PauseInput, PauseReceiver, PeriodicPause, Port, QueueLimits,
+    RateRange, Switch, ThresholdPause,
 };
 use crate::phy::csma::{Geometry, Medium};
 use crate::phy::{
@@ -119,7 +119,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let window = measure_window(s)?;
     links.extend(segments(s, &topo, window.as_ref())?);
     let mut ports = ports(s, &topo)?;
-    flow_control(s, &topo, &mut ports)?;
+    flow_control(s, &topo, &links, &mut ports)?;
     for l in &links {
         let rate = l.rate_switching.as_ref().filter(|r| r.policy.watches_queues());
         for (end, p) in l.ends.into_iter().enumerate() {
@@ -1010,11 +1010,11 @@ fn interrupt_jitter(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result
 
 /// Each port's IEEE 802.3x settings: whether it honours PAUSE, a switch's threshold
 /// flow control on its outputs, and the periodic generators.
-fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()> {
+fn flow_control(s: &Scenario, topo: &Topology, links: &[Link], ports: &mut [Port]) -> Result<()> {
     for node in 0..topo.attachments.len() {
         let (honour, threshold) = match topo.roles[node] {
             Role::Host(h) => (s.hosts[h].pause.honour, None),
-            Role::Switch(w) => (s.switches[w].pause.honour, threshold_pause(s, topo, w, node)?),
+            Role::Switch(w) => (s.switches[w].pause.honour, threshold_pause(s, topo, links, w, node)?),
         };
         for &(link, port) in &topo.interfaces[node] {
             let p = &mut ports[port.index()];
@@ -1111,7 +1111,13 @@ fn flow_control(s: &Scenario, topo: &Topology, ports: &mut [Port]) -> Result<()>
 }
 
 /// The threshold flow control of switch `w`'s outputs, if it sends PAUSE.
-fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Result<Option<ThresholdPause>> {
+fn threshold_pause(
+    s: &Scenario,
+    topo: &Topology,
+    links: &[Link],
+    w: usize,
+    node: usize,
+) -> Result<Option<ThresholdPause>> {
     let spec = &s.switches[w].pause;
     let path = format!("switches[{w}].pause");
     if !spec.send {
@@ -1131,7 +1137,12 @@ fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Resu
         return Ok(None);
     }
     let buffer = s.switches[w].port_buffer.bytes.map(|b| b.0.get());
-    let links: Vec<&LinkSpec> = topo.interfaces[node].iter().filter_map(|&(l, _)| s.links.get(l)).collect();
+    // PAUSE is for full-duplex links (IEEE 802.3 Annex 31B): a segment's ports are no
+    // inputs it can stop, and not outputs that send it.
+    let inputs: Vec<PauseInput> = topo.interfaces[node]
+        .iter()
+        .filter_map(|&(l, port)| s.links.get(l).map(|spec| pause_input(spec, &links[l], port)))
+        .collect();
     let high = match (spec.high_water, buffer) {
         (Some(h), _) => h.0.get(),
         (None, None) => {
@@ -1141,8 +1152,8 @@ fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Resu
             ));
         }
         (None, Some(buffer)) => {
-            let headroom = pause_headroom(&links);
-            let largest = links.iter().map(|l| ethernet::max_frame_for_mtu(l.mtu.0.get())).max().unwrap_or(0);
+            let headroom = pause_headroom(&inputs);
+            let largest = inputs.iter().map(|i| i.max_frame.get()).max().unwrap_or(0);
             match buffer.checked_sub(headroom).filter(|&h| h >= largest) {
                 Some(h) => h,
                 None => {
@@ -1150,8 +1161,9 @@ fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Resu
                         format!("{path}.high_water"),
                         format!(
                             "the port buffer ({buffer} B) leaves no room above one maximum frame for \
-                             the {headroom} B of headroom PAUSE needs; give high_water or a larger \
-                             port_buffer"
+                             the {headroom} B of headroom PAUSE needs (at least {} B in all); give \
+                             high_water or a larger port_buffer",
+                            headroom + largest
                         ),
                     ));
                 }
@@ -1181,24 +1193,68 @@ fn threshold_pause(s: &Scenario, topo: &Topology, w: usize, node: usize) -> Resu
     Ok(Some(ThresholdPause::new(high, low, quanta, spec.release.unwrap_or(true))))
 }
 
-/// Bytes that may still arrive at an output after it reaches its high-water mark: the
-/// input's PAUSE waits for the frame being sent on its link (one maximum frame), takes
-/// its own line time (64 B and 20 B of preamble and gap), crosses the link, and the
-/// partner finishes the frame it is sending (one more maximum frame, and its wire
-/// overhead) whose bits then cross back: two maximum frames and the link's round trip
-/// at its rate, taking the largest of the switch's links.
-fn pause_headroom(links: &[&LinkSpec]) -> u64 {
-    links
-        .iter()
-        .map(|l| {
-            let frame = ethernet::max_frame_for_mtu(l.mtu.0.get()) + ethernet::WIRE_OVERHEAD.get();
-            let pause = u64::from(mac_control::PAUSE_FRAME_LEN) + ethernet::WIRE_OVERHEAD.get();
-            let round_trip_bits = u128::from(l.rate.0.as_bps()) * u128::from(2 * l.delay.0.as_ps())
-                / u128::from(crate::time::PS_PER_SEC);
-            2 * frame + pause + (round_trip_bits as u64).div_ceil(8)
-        })
-        .max()
-        .unwrap_or(0)
+/// Bytes that may still arrive at an output after it reaches its high-water mark, for the
+/// output that needs the most: every other input sends into it (`node::headroom` derives
+/// one input's share from IEEE 802.3 Annex 31B), so the sum over all inputs but the
+/// smallest. (The marks are one per switch.)
+fn pause_headroom(inputs: &[PauseInput]) -> u64 {
+    let smallest = inputs.iter().map(|i| i.worst_arrivals().get()).min().unwrap_or(0);
+    headroom::headroom(inputs).get() - smallest
+}
+
+/// What threshold PAUSE sees of switch port `port`, an end of `link` (built from `spec`):
+/// each direction's slowest and fastest rate, whether the two always run at one rate,
+/// and how long the switch's transmitter can be held while the partner sends.
+fn pause_input(spec: &LinkSpec, link: &Link, port: PortId) -> PauseInput {
+    let switch_end = usize::from(link.ends[1] == port);
+    let end_of = |node: &str| spec.between.iter().position(|n| n == node);
+    // By the end that transmits on the direction.
+    let mut rates = [RateRange::fixed(spec.rate.0); 2];
+    let mut lockstep = true;
+    let mut blocked = Duration::ZERO;
+    if let Some(rs) = &spec.rate_switching {
+        let range = RateRange {
+            slowest: rs.rates.iter().map(|r| r.0).min().unwrap_or(spec.rate.0),
+            fastest: rs.rates.iter().map(|r| r.0).max().unwrap_or(spec.rate.0),
+        };
+        match rs.from.as_deref().and_then(end_of) {
+            // Both directions change together, frames on the wire first, both dark.
+            None => rates = [range; 2],
+            Some(scaled) => {
+                rates[scaled] = range;
+                lockstep = false;
+                // The scaled direction alone goes dark: an XOFF there waits it out.
+                if scaled == switch_end {
+                    blocked = blocked + rs.switch_time.0;
+                }
+            }
+        }
+    }
+    if let Some(c) = &spec.capacity {
+        // A frame on the wire keeps its rate when the capacity is redrawn, so even when
+        // both directions vary they can differ at an instant.
+        let range = RateRange { slowest: c.min.0.min(spec.rate.0), fastest: c.max.0.max(spec.rate.0) };
+        match c.from.as_deref().and_then(end_of) {
+            None => rates = [range; 2],
+            Some(varied) => rates[varied] = range,
+        }
+        lockstep = false;
+    }
+    // One PHY per direction: the switch's may be asleep while the partner's sends; a
+    // frame queued then waits for the sleep to finish (unless it aborts it) and the wake.
+    if let Some(eee) = link.eee.as_deref().filter(|e| !e.symmetric()) {
+        let lpi = &eee.units[eee.unit_of(switch_end)].lpi;
+        let sleep = if lpi.abort_sleep { Duration::ZERO } else { lpi.profile.ts };
+        blocked = blocked + sleep + lpi.profile.tw;
+    }
+    PauseInput {
+        inbound: rates[1 - switch_end],
+        outbound: rates[switch_end],
+        lockstep,
+        delay: spec.delay.0,
+        max_frame: Bytes(ethernet::max_frame_for_mtu(spec.mtu.0.get())),
+        blocked,
+    }
 }
 
 /// Most transmit buffers or receive-ring slots a host may have.

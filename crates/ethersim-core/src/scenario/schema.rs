@@ -179,8 +179,11 @@ pub struct SwitchPauseSpec {
     #[serde(default)]
     pub send: bool,
     /// Buffer occupancy that triggers PAUSE. Default: the port buffer less the headroom
-    /// for what still arrives after PAUSE is sent (two maximum frames, the PAUSE frame's
-    /// own line time and the largest round trip of the switch's links at its rate).
+    /// for what can still arrive once it is reached, from every input but the smallest
+    /// (each: the frame that reaches the mark; what its partner sends while the XOFF waits
+    /// behind a maximum frame at the switch's rate towards it; the link's round trip, the
+    /// partner's response time of IEEE 802.3 Annex 31B.3.7 and one more maximum frame, at
+    /// the partner's rate; see docs/pause-and-rate-switching.md).
     #[serde(default)]
     pub high_water: Option<SizeSpec>,
     /// Buffer occupancy at or below which the paused partners are released. Default half

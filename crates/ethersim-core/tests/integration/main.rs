@@ -15,6 +15,7 @@ mod link_timing;
 mod mpi;
 mod outages;
 mod pause;
+mod pause_headroom;
 mod ping;
 mod queueing;
 mod rate_switching;

@@ -248,6 +248,32 @@ fn a_pause_held_by_a_congested_output_is_refreshed_at_half_its_length() {
 }
 
 #[test]
+fn a_refresh_comes_before_the_pause_runs_out_at_the_partners_own_rate() {
+    // The switch→a direction is scaled down to 1 Gb/s while `a` keeps sending at 10 Gb/s.
+    // `a` counts the 65535 quanta in its own bit times (Annex 31B.2): 3.36 ms, not the
+    // 33.6 ms they last at the switch's rate, so the refresh comes every 1.68 ms.
+    let extra = "[[pause_generators]]\nport = \"b->s\"\nevery = \"1 s\"\npause = \"30 ms\"\ncount = 1";
+    let scaled = r#"rate_switching = { rates = ["1 Gb/s", "10 Gb/s"], switch_time = "1 us", from = "s", policy = { kind = "schedule", changes = [{ at = "1 ns", rate = "1 Gb/s" }] } }"#;
+    let text = threshold_scenario(true, 20_000 * 1472, extra).replacen(
+        "rate = \"10 Gb/s\"\ndelay = \"1 us\"",
+        &format!("rate = \"10 Gb/s\"\ndelay = \"1 us\"\n{scaled}"),
+        1,
+    );
+    let mut sim = logged(&text);
+    sim.run();
+    let pauses = pauses_received(&sim, PortId(0));
+    let half = mac_control::quanta_duration(65_535, BitRate::gbps(10)).as_ps() / 2;
+    let xoffs: Vec<u64> = pauses.iter().take_while(|(_, q)| *q > 0).map(|(t, _)| *t).collect();
+    assert!(xoffs.len() >= 10, "{pauses:?}");
+    for w in xoffs.windows(2) {
+        assert_eq!(w[1] - w[0], half, "refreshed every half pause at a's rate");
+    }
+    let net = sim.network();
+    assert_eq!(net.ports[2].stats().drops, 0, "the pause never lapses while the output is full");
+    assert_eq!(net.flows[0].forward().packets_received, 20_000);
+}
+
+#[test]
 fn switches_that_pause_each_other_keep_moving_data() {
     // a1 → b2 and b1 → a2 cross two switches; each flow leaves on a 100 Mb/s link, so
     // each switch pauses the other (and then its own sender): the inter-switch link is

@@ -126,10 +126,13 @@ impl Network {
     /// XOFF while over threshold).
     fn arm_pause_refresh(&mut self, sched: &mut Scheduler<Event>, input: PortId) {
         let quanta = self.ports[input.index()].pause.hold.quanta;
-        let rate = self.tx_rate(input);
-        let half = Duration(mac_control::quanta_duration(quanta, rate).as_ps() / 2);
+        // The partner counts the quanta in bit times of its own link (Annex 31B.2), the
+        // direction `input` receives on, which may be faster than the one the PAUSE
+        // takes: half the pause at the switch's own rate could outlast it.
+        let partner = self.tx_rate(self.ports[input.index()].peer);
+        let half = Duration(mac_control::quanta_duration(quanta, partner).as_ps() / 2);
         // Never sooner than a PAUSE frame takes on the wire (a pause of a few quanta).
-        let at = sched.now() + half.max(mac_control::frame_time(rate));
+        let at = sched.now() + half.max(mac_control::frame_time(self.tx_rate(input)));
         let timer = &mut self.ports[input.index()].pause.hold.refresh;
         sched.arm(timer, at, |generation| Event::PauseRefresh { port: input, generation });
     }
