@@ -314,10 +314,10 @@ pub struct HostSpec {
 ///
 /// Suggested values (docs/mpi.md gives the sources): a Linux thread's timer fires up to
 /// its timer slack late, never early, and the slack every process inherits is 50 us
-/// (`PR_SET_TIMERSLACK(2const)`); on an otherwise idle host a sleep ends at about the
-/// slack, so `sleep_overshoot = { kind = "exponential", offset = "50 us", mean = "5 us" }`
-/// (the mean wake-up latency is an assumption: measure yours), or `kind = "empirical"`
-/// from a measured histogram.
+/// (`PR_SET_TIMERSLACK(2const)`); with nothing else waking an idle host, a sleep ends
+/// about the slack late, so `sleep_overshoot = { kind = "exponential", offset = "50 us",
+/// mean = "5 us" }` (the 5 us wake-up latency is an assumption: measure yours), or
+/// `kind = "empirical"` from a measured histogram.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimingVariabilitySpec {
@@ -361,7 +361,7 @@ pub struct VariabilitySpec {
     pub points: Option<Vec<QuantileSpec>>,
 }
 
-/// The distributions of [`VariabilitySpec`].
+/// The distributions a timing variability may follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VariabilityKind {
