@@ -1,6 +1,6 @@
-//! What a node owns: hosts (finite speed, bounded transmit buffers), switches
-//! (store-and-forward, output-queued), the ports through which both send, and the
-//! policies that may watch a port's queue.
+//! What a node owns: hosts (finite speed, bounded transmit buffers, the timing
+//! variability of their software), switches (store-and-forward, output-queued), the
+//! ports through which both send, and the policies that may watch a port's queue.
 
 pub mod headroom;
 pub mod host;
@@ -9,6 +9,7 @@ pub mod policy;
 pub mod port;
 pub mod queue;
 pub mod switch;
+pub mod variability;
 
 pub use headroom::{PauseInput, RateRange};
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
@@ -17,3 +18,4 @@ pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
 pub use port::{CutOff, InterruptJitter, NextTx, Port, PortStats};
 pub use queue::{DropTailQueue, QueueLimits, Queued};
 pub use switch::Switch;
+pub use variability::{Empirical, EmpiricalError, HostTiming, Variability};

@@ -135,7 +135,8 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;
-    let jobs = super::mpi::jobs(s, &topo, &mut endpoints, &mut flows)?;
+    let timing = super::variability::hosts(s)?;
+    let jobs = super::mpi::jobs(s, &topo, &timing, &mut endpoints, &mut flows)?;
     let trace = trace(s, &topo, &mut endpoints, &flows, &mut links)?;
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names.clone(), nodes, ports, links, endpoints, flows);
@@ -204,6 +205,23 @@ fn warnings(s: &Scenario) -> Vec<String> {
                     app.start()
                 ));
             }
+        }
+    }
+    for (h, host) in s.hosts.iter().enumerate() {
+        let Some(timing) = &host.timing_variability else { continue };
+        let mut jobs = s.mpi_jobs.iter().filter(|j| j.nodes.contains(&host.name)).peekable();
+        if jobs.peek().is_none() {
+            out.push(format!(
+                "hosts[{h}].timing_variability: no MPI job runs on {:?}, so nothing it does sleeps or \
+                 makes calls: the table changes nothing",
+                host.name
+            ));
+        } else if timing.sleep_overshoot.is_some() && jobs.all(|j| j.synthetic.is_none()) {
+            out.push(format!(
+                "hosts[{h}].timing_variability.sleep_overshoot: only replayed traces run on {:?}, and a \
+                 trace's compute times are not sleeps: it changes nothing",
+                host.name
+            ));
         }
     }
     for (k, seg) in s.segments.iter().enumerate() {

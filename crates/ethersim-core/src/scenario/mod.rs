@@ -10,6 +10,7 @@ mod replay;
 pub mod schema;
 pub mod topology;
 pub mod units;
+pub mod variability;
 
 pub use build::{build, Built};
 pub use error::ScenarioError;

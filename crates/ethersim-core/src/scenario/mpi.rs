@@ -1,10 +1,11 @@
 //! Building MPI jobs: placing ranks, reading traces, and making each job's endpoints and
 //! flows.
 
-use crate::app::mpi::{self, Call, MpiJob, MpiNode, Overhead, Placement, Program};
+use crate::app::mpi::{self, Call, Jitter, JitterStreams, MpiJob, MpiNode, Overhead, Placement, Program};
 use crate::app::{Endpoint, EndpointKind};
 use crate::engine::rng;
 use crate::ids::{EndpointId, FlowId, NodeId};
+use crate::node::HostTiming;
 use crate::sim::Flow;
 use crate::time::{Duration, SimTime};
 use crate::wire::{udp, Role};
@@ -12,7 +13,7 @@ use crate::wire::{udp, Role};
 use super::build::link_mtu;
 use super::error::ScenarioError;
 use super::schema::{CollectiveSpec, MpiJobSpec, Scenario};
-use super::topology::Topology;
+use super::topology::{Role as NodeRole, Topology};
 
 type Result<T> = std::result::Result<T, ScenarioError>;
 
@@ -27,10 +28,12 @@ pub const MAX_ITERATIONS: u64 = 1_000_000_000;
 /// The most hosts one job may span (it has a flow per ordered pair of them).
 pub const MAX_JOB_NODES: usize = 256;
 
-/// Adds every job's endpoints and flows; returns the jobs.
+/// Adds every job's endpoints and flows; returns the jobs. `timing` is each host's
+/// timing variability, by host index.
 pub fn jobs(
     s: &Scenario,
     topo: &Topology,
+    timing: &[Option<HostTiming>],
     endpoints: &mut Vec<Endpoint>,
     flows: &mut Vec<Flow>,
 ) -> Result<Vec<MpiJob>> {
@@ -44,7 +47,7 @@ pub fn jobs(
                 format!("job name {:?} is used twice; names must be unique", spec.name),
             ));
         }
-        jobs.push(job(s, topo, spec, &path, endpoints, flows)?);
+        jobs.push(job(s, topo, timing, spec, &path, endpoints, flows)?);
     }
     Ok(jobs)
 }
@@ -52,6 +55,7 @@ pub fn jobs(
 fn job(
     s: &Scenario,
     topo: &Topology,
+    timing: &[Option<HostTiming>],
     spec: &MpiJobSpec,
     path: &str,
     endpoints: &mut Vec<Endpoint>,
@@ -118,6 +122,7 @@ fn job(
             segment,
             overhead,
             time_calls: a == 0,
+            jitter: jitter(s, topo, timing, host, &spec.name, per_node),
         };
         let local: Vec<Program> = programs.by_ref().take(per_node as usize).collect();
         let node = MpiNode::new(place, local, start);
@@ -141,6 +146,29 @@ fn job(
         per_node,
         start,
     })
+}
+
+/// The timing variability of `host`'s `local` ranks of job `job`, if the host has one:
+/// each rank draws from its own streams, named after the host, the purpose, the job and
+/// the rank's place on the host (so adding a host or a job changes no other's draws).
+fn jitter(
+    s: &Scenario,
+    topo: &Topology,
+    timing: &[Option<HostTiming>],
+    host: NodeId,
+    job: &str,
+    local: u32,
+) -> Option<Box<Jitter>> {
+    let NodeRole::Host(h) = topo.roles[host.index()] else { return None };
+    let timing = timing[h].clone()?;
+    let name = &topo.names[host.index()];
+    let streams = (0..local)
+        .map(|i| JitterStreams {
+            sleep: rng::stream(s.seed, &format!("host/{name}/sleep_overshoot/{job}/{i}")),
+            call: rng::stream(s.seed, &format!("host/{name}/call_overhead/{job}/{i}")),
+        })
+        .collect();
+    Some(Box::new(Jitter { timing, streams }))
 }
 
 /// The ordered pairs of distinct hosts between whose ranks the programs send messages.

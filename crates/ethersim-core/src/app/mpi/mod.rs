@@ -14,7 +14,7 @@ pub mod program;
 pub mod timing;
 pub mod trace;
 
-pub use node::{MpiNode, MpiNodeStats, Overhead, Placement};
+pub use node::{Jitter, JitterStreams, MpiNode, MpiNodeStats, Overhead, Placement};
 pub use program::{Call, Op, Program, CALL_NAMES};
 pub use timing::CallTiming;
 
