@@ -338,11 +338,12 @@ def _toml_literal(value: str) -> str:
 
 def point_db(db: Path, changes: Mapping[str, Any]) -> Path:
     """The database of a run with the study's options changed by ``changes`` (a
-    sensitivity point): beside ``db``, named by the changes; ``db`` itself for none."""
+    sensitivity point): in the folder ``DB.points`` beside ``db``, named by the changes;
+    ``db`` itself for none."""
     if not changes:
         return db
     digest = hashlib.sha256(json.dumps(changes, sort_keys=True, default=str).encode())
-    return db.with_name(f"{db.stem}.point-{digest.hexdigest()[:10]}{db.suffix}")
+    return db.parent / f"{db.name}.points" / f"{digest.hexdigest()[:10]}{db.suffix}"
 
 
 def _number(text: str) -> float:
