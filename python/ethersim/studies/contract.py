@@ -466,10 +466,13 @@ def summary_header(published: Published, comparison: pd.DataFrame) -> str:
     if len(others):
         lines += ["Not reproduced:", ""]
         for r in others.itertuples():
-            lines.append(
-                f"- **{r.finding}** ({r.source}; {r.verdict}): published {r.published}; "
-                f"simulated {r.simulated}. {r.explanation}"
-            )
+            if r.verdict == "not comparable":
+                lines.append(f"- **{r.finding}** ({r.source}; not comparable): {r.explanation}")
+            else:
+                lines.append(
+                    f"- **{r.finding}** ({r.source}; differs): published {r.published}; "
+                    f"simulated {r.simulated}. {r.explanation}"
+                )
         lines.append("")
     lines += [
         "Every finding, its source and tolerance: `comparison.csv`; every parameter and "

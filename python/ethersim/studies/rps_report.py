@@ -58,7 +58,7 @@ def _transfer_time(rep: Reproduction) -> Figure:
     import matplotlib.pyplot as plt
 
     cells = rep.cells
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 5.2), layout="constrained")
     for ax, protocol in zip(axes, ("tcp", "udp"), strict=True):
         for honours, style in ((True, "o-"), (False, "s--")):
             rows = cells[(cells.protocol == protocol) & (cells.server_honours_pause == honours)]
@@ -85,11 +85,43 @@ def _transfer_time(rep: Reproduction) -> Figure:
             color="grey",
             label="control + the pauses added up",
         )
+        for honours, marker in ((True, "*"), (False, "P")):
+            published = _published_times(protocol, honours)
+            if published and not rep.options.quick:
+                ax.plot(
+                    list(published),
+                    list(published.values()),
+                    marker,
+                    color="black",
+                    markersize=9,
+                    linestyle="none",
+                    label=f"paper, server {'honours' if honours else 'ignores'} "
+                    f"(Table {'I' if protocol == 'tcp' else 'II'})",
+                )
         ax.set_xlabel("pause time T (ms), once a second")
         ax.set_ylabel("transfer time (s)")
         ax.set_title(f"{protocol.upper()}: 500 MB" if not rep.options.quick else protocol.upper())
-        ax.legend(fontsize=8)
+        # Below the axes: the paper's markers sit anywhere in them.
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2)
     return fig
+
+
+def _published_times(protocol: str, honours: bool) -> dict[int, float]:
+    """The paper's transfer times by pause time (its Tables I and II, from the study's
+    published findings), for markers beside the simulated ones."""
+    from ethersim.studies.registry import study
+
+    times = {}
+    for f in study("rps").published().findings:
+        w = f.where
+        if (
+            f.quantity == "transfer_time_s"
+            and f.published is not None
+            and w.get("protocol") == protocol
+            and w.get("server_honours_pause") == honours
+        ):
+            times[int(w["pause_ms"])] = f.published
+    return dict(sorted(times.items()))
 
 
 def _udp_loss(rep: Reproduction) -> Figure:
