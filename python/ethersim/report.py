@@ -364,18 +364,9 @@ VERDICT_COLOURS = {"reproduced": "#e3f1dc", "differs": "#f8dcd8", "not comparabl
 
 def _comparison(df: pd.DataFrame) -> str:
     """Every published finding beside what ethersim gives, whole (never cut)."""
-    head = "".join(
-        f"<th>{_esc(c)}</th>"
-        for c in (
-            "finding",
-            "source",
-            "published",
-            "simulated",
-            "deviation",
-            "verdict",
-            "explanation",
-        )
-    )
+    from ethersim.studies.contract import COMPARISON_COLUMNS
+
+    head = "".join(f"<th>{_esc(c)}</th>" for c in COMPARISON_COLUMNS)
     rows = []
     for r in df.itertuples():
         colour = VERDICT_COLOURS.get(str(r.verdict), "#ffffff")
