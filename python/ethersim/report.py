@@ -405,10 +405,17 @@ def build_index(folder: str | Path, names: Iterable[str]) -> Path:
         )
         others = comparison[comparison.verdict != "reproduced"]
         if len(others):
+            # One line per finding not reproduced; what was compared and why, folded.
             items = "".join(
-                f"<li><b>{_esc(r.finding)}</b> ({_esc(r.source)}; {_esc(r.verdict)}): "
-                f"published {_esc(r.published)}, simulated {_esc(r.simulated)}. "
-                f"{_esc(r.explanation)}</li>"
+                f"<li><details><summary><b>{_esc(r.finding)}</b>: {_esc(r.verdict)} "
+                f"({_esc(r.source)})</summary>"
+                + (
+                    f"<p>{_esc(r.explanation)}</p>"
+                    if r.verdict == "not comparable"
+                    else f"<p>published {_esc(r.published)}; simulated {_esc(r.simulated)}."
+                    f"</p><p>{_esc(r.explanation)}</p>"
+                )
+                + "</details></li>"
                 for r in others.itertuples()
             )
             parts.append(f"<ul>{items}</ul>")
