@@ -50,9 +50,15 @@ def test_ranges_are_small_and_options_are_the_studys() -> None:
     for e in published.setup:
         assert len(e.range) <= 5, e.parameter
         assert not e.option or e.option in fields
-    # The timing-variability assumption is listed, without a range until the core has it.
-    variability = [e for e in published.setup if e.parameter.startswith("host timing")]
-    assert len(variability) == 1 and not variability[0].range
+    # The hosts' timing variability (the paper's own explanation of its onset) is varied,
+    # and every value of its range is a table the scenario schema accepts.
+    from ethersim import _core
+
+    variability = [e for e in published.setup if e.parameter == "hosts[*].timing_variability"]
+    assert len(variability) == 1 and len(variability[0].range) >= 2
+    text = study.scenario(4, 100, 4096, True, 20, study.Options(quick=True))
+    for value in variability[0].range:
+        _core.validate(text, [("hosts[0].timing_variability", value)])
 
 
 def _rep(points: list[dict[str, Any]], models: list[dict[str, Any]], gaps: list[Any]) -> Any:

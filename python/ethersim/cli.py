@@ -652,7 +652,13 @@ def main() -> None:
     _escape_usage_errors()
     # SIGTERM stops a run as Ctrl-C does (the run checks for signals as it goes).
     signal.signal(signal.SIGTERM, _on_sigterm)
-    app()
+    try:
+        app()
+    except Terminated as e:
+        # A SIGTERM outside a command's own handling (while its options are parsed, or its
+        # modules imported): nothing was written yet. Exit 143 with the message, not a
+        # traceback.
+        raise SystemExit(_stopped(e, "nothing was written").exit_code) from None
 
 
 if __name__ == "__main__":
