@@ -12,28 +12,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from cli_helpers import invoke
 from ethersim.studies import capacity_scaling as study
 from ethersim.studies import capacity_scaling_findings as findings
 from ethersim.studies.contract import VERDICTS, parse_toml
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = tmp_path_factory.mktemp("capacity-findings")
-    out = folder / "quick"
-    r = invoke(
-        "reproduce",
-        "capacity-scaling",
-        "--quick",
-        "--out",
-        str(out),
-        "--db",
-        str(folder / "db.duckdb"),
-        "-q",
-    )
-    assert r.exit_code == 0, r.output
-    return out
+def quick(every_quick_study: tuple[Path, str]) -> Path:
+    """This study's folder of the session's ``reproduce all --quick`` (conftest.py)."""
+    return every_quick_study[0] / "capacity-scaling"
 
 
 def test_quick_compares_every_finding_and_lists_every_parameter(quick: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from cli_helpers import invoke
 from ethersim.studies import contract
 from ethersim.studies import csma as study
 from ethersim.studies import csma_findings as ev
@@ -16,11 +15,9 @@ from ethersim.studies.registry import study as study_of
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("csma-findings") / "quick"
-    r = invoke("reproduce", "csma", "--quick", "--out", str(out), "-q")
-    assert r.exit_code == 0, r.output
-    return out
+def quick(every_quick_study: tuple[Path, str]) -> Path:
+    """This study's folder of the session's ``reproduce all --quick`` (conftest.py)."""
+    return every_quick_study[0] / "csma"
 
 
 def test_the_quick_run_compares_every_finding_and_lists_every_key(quick: Path) -> None:

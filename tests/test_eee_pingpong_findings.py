@@ -9,18 +9,15 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from cli_helpers import invoke
 from ethersim.studies import contract
 from ethersim.studies import eee_pingpong as study
 from ethersim.studies.eee_pingpong_findings import EVALUATORS, STUDY
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("eee-pingpong-findings") / "quick"
-    r = invoke("reproduce", "eee-pingpong", "--quick", "--out", str(out), "-q")
-    assert r.exit_code == 0, r.output
-    return out
+def quick(every_quick_study: tuple[Path, str]) -> Path:
+    """This study's folder of the session's ``reproduce all --quick`` (conftest.py)."""
+    return every_quick_study[0] / "eee-pingpong"
 
 
 def test_the_quick_run_compares_every_finding_and_lists_every_parameter(quick: Path) -> None:

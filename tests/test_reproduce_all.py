@@ -16,11 +16,9 @@ VERDICTS = set(contract.VERDICTS)
 
 
 @pytest.fixture(scope="module")
-def every_study(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    out = tmp_path_factory.mktemp("all") / "results"
-    r = invoke("reproduce", "all", "--quick", "--out", str(out))
-    assert r.exit_code == 0, r.output
-    return out, r.output
+def every_study(every_quick_study: tuple[Path, str]) -> tuple[Path, str]:
+    """The session's ``reproduce all --quick`` (conftest.py)."""
+    return every_quick_study
 
 
 @pytest.mark.parametrize("name", registry.NAMES)

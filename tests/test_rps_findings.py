@@ -9,17 +9,14 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from cli_helpers import invoke
 from ethersim.studies import contract, rps
 from ethersim.studies import rps_findings as findings
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("rps-findings") / "quick"
-    r = invoke("reproduce", "rps", "--quick", "--out", str(out), "-q")
-    assert r.exit_code == 0, r.output
-    return out
+def quick(every_quick_study: tuple[Path, str]) -> Path:
+    """This study's folder of the session's ``reproduce all --quick`` (conftest.py)."""
+    return every_quick_study[0] / "rps"
 
 
 def test_the_quick_run_compares_every_finding_and_lists_every_parameter(quick: Path) -> None:
