@@ -58,6 +58,7 @@ __all__ = [
     "load_published",
     "matches",
     "parse_toml",
+    "rows_where",
     "set_keys",
     "summary_header",
     "uncovered",
@@ -480,6 +481,26 @@ def summary_header(published: Published, comparison: pd.DataFrame) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def rows_where(
+    table: pd.DataFrame, where: Mapping[str, Any], keys: Iterable[str] | None = None
+) -> pd.DataFrame:
+    """The rows of a reproduction's ``table`` that a finding's ``where`` selects: for each
+    of ``keys`` (default: every key of ``where``) that ``where`` gives and ``table`` has as a
+    column, the rows equal to its value, or to any value of a list; a text column compares
+    as text (``length = 64`` selects ``"64"``). Other keys of ``where`` (thresholds an
+    evaluator reads) select nothing."""
+    rows = table
+    for key in where if keys is None else keys:
+        if key not in where or key not in rows.columns:
+            continue
+        value = where[key]
+        accepted = list(value) if isinstance(value, list) else [value]
+        if rows[key].dtype == object:
+            accepted = [str(v) for v in accepted]
+        rows = rows[rows[key].isin(accepted)]
+    return rows
 
 
 # --- the setup ledger -------------------------------------------------------------------

@@ -35,6 +35,7 @@ import pandas as pd
 
 from ethersim.studies import csma as study
 from ethersim.studies.contract import Outcome, Study
+from ethersim.studies.contract import rows_where as _select
 
 __all__ = ["EVALUATORS", "STUDY"]
 
@@ -50,17 +51,6 @@ CAPACITY_MBPS = study.RATE_BPS / 1e6
 
 
 # --- selection ------------------------------------------------------------------------------
-
-
-def _select(t: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
-    """The rows of ``t`` matching every key of ``where`` (a value or a list of values)."""
-    rows = t
-    for key, value in where.items():
-        accepted = value if isinstance(value, list) else [value]
-        if key == "length":
-            accepted = [str(v) for v in accepted]
-        rows = rows[rows[key].isin(accepted)]
-    return rows
 
 
 def _fixed(rows: pd.DataFrame) -> pd.DataFrame:

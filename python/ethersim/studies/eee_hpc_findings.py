@@ -26,7 +26,7 @@ from typing import Any
 import pandas as pd
 
 from ethersim.studies import eee_hpc as study
-from ethersim.studies.contract import Outcome, Study
+from ethersim.studies.contract import Outcome, Study, rows_where
 
 __all__ = ["EVALUATORS", "STUDY", "penalty_us", "per_call_interval_us"]
 
@@ -35,12 +35,7 @@ _CELL_KEYS = ("processes", "array_bytes", "sleep_us")
 
 def _select(points: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
     """Rows of ``points`` matching every cell key ``where`` gives (a list: any of them)."""
-    rows = points
-    for key in _CELL_KEYS:
-        if key in where:
-            wanted = where[key] if isinstance(where[key], list) else [where[key]]
-            rows = rows[rows[key].isin(wanted)]
-    return rows
+    return rows_where(points, where, _CELL_KEYS)
 
 
 def _grid(points: pd.DataFrame) -> str:

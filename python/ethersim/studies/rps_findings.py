@@ -21,6 +21,7 @@ import pandas as pd
 
 from ethersim.studies import rps as study
 from ethersim.studies.contract import Outcome, Study
+from ethersim.studies.contract import rows_where as _select
 
 __all__ = ["EVALUATORS", "STUDY"]
 
@@ -34,16 +35,6 @@ TCP_TOLERANCE_S = 0.05
 UDP_TOLERANCE_S = 0.1
 #: The pause times of the grid that are not the control.
 PAUSED_MS = tuple(p for p in study.PAUSES_MS if p)
-
-
-def _select(table: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
-    """The rows of ``table`` whose columns equal every value of ``where`` that names a
-    column (other keys are ignored)."""
-    mask = pd.Series(True, index=table.index)
-    for key, value in where.items():
-        if key in table.columns:
-            mask &= table[key] == value
-    return table[mask]
 
 
 def _row(rep: study.Reproduction, where: Mapping[str, Any]) -> pd.Series | None:
