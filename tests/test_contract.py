@@ -150,6 +150,8 @@ def test_a_difference_without_an_explanation_says_so() -> None:
         ),
         (('id = "rtt-short"', 'id = "rtt"'), "findings[1].id", "twice"),
         (('kind = "assumption"', 'kind = "guess"'), "setup[0].kind", "guess"),
+        (('id = "rtt"\n', 'id = "rtt"\ncause = "slow"\n'), "findings[0].cause", "slow"),
+        (('id = "rtt"\n', 'id = "rtt"\ncause = 3\n'), "findings[0].cause", "3"),
     ],
 )
 def test_a_malformed_findings_file_names_the_key_path(
@@ -219,3 +221,87 @@ def test_a_sensitivity_point_changes_what_the_simulator_runs(tmp_path: Path) -> 
     assert hinges["elsewhere"] == []
     section = sensitivity.summary_section(published, comparison, table)
     assert "Robust" in section
+
+
+def test_a_shared_cause_follows_the_findings_own_explanation() -> None:
+    text = FILE.replace("published = 21.0", "published = 2100.0").replace(
+        'id = "rtt"\n', 'id = "rtt"\nexplanation = "Ours is shorter."\ncause = "cable"\n'
+    )
+    text += '\n[causes]\ncable = "The paper\'s cable is longer (run: links[*].delay = 20 us)."\n'
+    comparison = contract.compare(_published(text), STUDY, ethersim.run_text(PING))
+    row = comparison.set_index("finding").loc["rtt"]
+    assert row.verdict == "differs"
+    assert row.explanation == (
+        "Ours is shorter. The paper's cable is longer (run: links[*].delay = 20 us)."
+    )
+
+
+JOINT = """
+[[setup]]
+parameter = "links[*].delay2"
+kind = "assumption"
+value = "10 us"
+source = "a second assumption"
+range = ["2 us", "30 us"]
+"""
+
+
+@pytest.mark.parametrize(
+    ("joint", "path", "words"),
+    [
+        ('set = { "links[*].delay" = "20 us" }', "joint[0].set", "two or more"),
+        (
+            'set = { "links[*].delay" = "20 us", "links[*].rate" = "1 Gb/s" }',
+            "joint[0].set",
+            "no ledger entry with a range",
+        ),
+        (
+            'set = { "links[*].delay" = "5 us", "links[*].delay2" = "2 us" }',
+            "joint[0].set.links[*].delay",
+            "outside the entry's range",
+        ),
+    ],
+)
+def test_a_malformed_joint_point_names_the_key_path(joint: str, path: str, words: str) -> None:
+    text = FILE + JOINT + f'\n[[joint]]\n{joint}\nreason = "both"\n'
+    with pytest.raises(ScenarioError) as e:
+        _published(text)
+    assert e.value.path.endswith(path), e.value.path
+    assert words in e.value.message
+
+
+def test_a_joint_point_sets_every_part_at_once(tmp_path: Path) -> None:
+    """A joint point runs the study once with every one of its settings in force."""
+    text = FILE.replace('parameter = "links[*].delay"', 'parameter = "links[0].delay"')
+    text += """
+[[setup]]
+parameter = "apps[0].interval"
+kind = "assumption"
+value = "1 ms"
+source = "the paper gives no interval"
+range = ["2 ms"]
+
+[[joint]]
+set = { "links[0].delay" = "20 us", "apps[0].interval" = "2 ms" }
+reason = "both together"
+"""
+    published = _published(text)
+    joint = sensitivity.points(published)[-1]
+    assert joint.parameter == "links[0].delay + apps[0].interval"
+    assert joint.value == "20 us + 2 ms"
+    seen: list[list[str]] = []
+
+    def reproduce(**changes: Any) -> Any:
+        from ethersim.studies.runner import active_overrider
+
+        overrider = active_overrider()
+        seen.append(overrider(PING) if overrider is not None else [])
+        return run_many([PING], jobs=1)[0]
+
+    table = sensitivity.run(STUDY, published, reproduce, options={}, db=tmp_path / "s.duckdb")
+    assert seen[-1] == ["links[0].delay=20 us", "apps[0].interval=2 ms"]
+    rtt = table[table.finding == "rtt"].set_index("parameter").simulated
+    base = float(rtt["links[0].delay"].iloc[0].split()[0])  # the 1 us point
+    joint_rtt = float(rtt["links[0].delay + apps[0].interval"].split()[0])
+    # 20 us against 1 us one way: +38 us per round trip; the interval moves no RTT.
+    assert joint_rtt - base == pytest.approx(38.0, abs=1e-6)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from cli_helpers import invoke
+from ethersim.errors import ScenarioError
 from ethersim.studies import eee_hpc as study
 
 POINT_COLUMNS = (
@@ -72,6 +73,7 @@ def test_each_cell_has_the_profile_the_workload_implies(quick: Path) -> None:
     expected = t.iterations * per_node * (t.processes - per_node)
     assert (t.communications_per_node == expected).all()
     assert (t.mean_bytes == t.array_bytes).all()
+    assert (t.pair_bytes == t.array_bytes).all()
     # With EEE off, a sleep adds exactly itself to every iteration.
     for _, cells in t.groupby(["processes", "array_bytes"]):
         base = cells[cells.sleep_us == 0].iloc[0]
@@ -79,6 +81,23 @@ def test_each_cell_has_the_profile_the_workload_implies(quick: Path) -> None:
         assert added.to_numpy() == pytest.approx(
             (cells.iterations * cells.sleep_us * 1e-6).to_numpy(), rel=1e-9
         )
+
+
+def test_the_whole_buffer_reading_sends_an_equal_block_to_every_rank() -> None:
+    """--array-reading buffer: the paper's array is MPI_Alltoall's whole send buffer, so
+    each pair exchanges array / ranks bytes; the per-pair reading sends the array itself.
+    A run's traffic says which: a node's mean bytes per communication is the block."""
+    from ethersim.api import run_text
+
+    options = study.Options(quick=True, array_reading="buffer")
+    assert options.pair_bytes(4096, 4) == 1024 and options.pair_bytes(4096, 16) == 256
+    assert study.Options(quick=True).pair_bytes(4096, 16) == 4096
+    for processes, block in ((4, 1024), (16, 256)):
+        job = run_text(study.scenario(processes, 0, 4096, False, 2, options)).summary["jobs"][0]
+        assert job["mean_bytes"] == block
+    with pytest.raises(ScenarioError) as e:
+        study.check(study.Options(array_reading="whole"))
+    assert e.value.path == "--array-reading" and "pair, buffer" in e.value.message
 
 
 def test_eee_costs_only_where_links_sleep_and_at_most_a_sleep_and_a_wake_per_hop(

@@ -33,8 +33,11 @@ def test_every_study_writes_its_comparison_and_a_complete_ledger(
     # Every published finding, once, in the file's order, with a verdict.
     assert list(comparison.finding) == [f.id for f in published.findings]
     assert set(comparison.verdict) <= VERDICTS
-    # Every verdict but "reproduced" says why.
+    # Every verdict but "reproduced" says why, and no difference is left unexplained.
     assert (comparison[comparison.verdict != "reproduced"].explanation != "").all()
+    differs = comparison[comparison.verdict == "differs"]
+    unexplained = differs[differs.explanation == "not yet explained"].finding.tolist()
+    assert unexplained == [], f"{name}: differences without an explanation: {unexplained}"
     setup = pd.read_csv(folder / "setup.csv", dtype=str, keep_default_na=False)
     assert list(setup.columns[:4]) == list(contract.SETUP_COLUMNS)
     unlisted = setup[setup.kind == "unlisted"].parameter.tolist()

@@ -313,6 +313,14 @@ def eee_hpc(
             "--idle-timeout-us", min=1, help="The LPI idle timeout of every link, us (study: 1000)."
         ),
     ] = 1000,
+    array_reading: Annotated[
+        str,
+        typer.Option(
+            "--array-reading",
+            help="What the paper's MPI_Alltoall array is: pair (the block each pair of "
+            "ranks exchanges) or buffer (the whole send buffer, an equal block per rank).",
+        ),
+    ] = "pair",
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
@@ -324,8 +332,16 @@ def eee_hpc(
     from ethersim.studies import eee_hpc as study
 
     def run(**changes: Any) -> study.Reproduction:
-        options = study.Options(quick=quick, seed=seed, jobs=jobs, idle_timeout_us=idle_timeout_us)
-        return study.reproduce(replace(options, **changes), progress=not quiet)
+        options = study.Options(
+            quick=quick,
+            seed=seed,
+            jobs=jobs,
+            idle_timeout_us=idle_timeout_us,
+            array_reading=array_reading,
+        )
+        options = replace(options, **changes)
+        study.check(options)
+        return study.reproduce(options, progress=not quiet)
 
     rep, written = _reproduce_into(
         out,

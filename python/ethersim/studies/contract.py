@@ -6,7 +6,12 @@ A study's paper is read once, by a person, into a data file in
 - ``[[findings]]``: every result the paper states in its text or tables, quantitative
   (a number, its unit and the tolerance a reader would accept, with the reason) or
   qualitative (a claim in words), each with its place in the paper and the quantity an
-  evaluator computes from the reproduction's own tables;
+  evaluator computes from the reproduction's own tables, and, where ethersim differs,
+  its ``explanation`` (the cause and the run that shows it);
+- ``[causes]``: a cause shared by several findings, written once and named by each
+  finding's ``cause``;
+- ``[[joint]]``: ledger assumptions the sensitivity run also sets together (``set``, a
+  value of each one's range, and the ``reason``);
 - ``[[setup]]``: the setup ledger, every parameter the study's scenarios set, each
   ``stated`` by the paper (quoted), an ``assumption`` of ours (with the reason and a
   plausible range) or ``calibrated`` (the published target and the procedure, which runs
@@ -45,6 +50,7 @@ __all__ = [
     "SETUP_COLUMNS",
     "VERDICTS",
     "Finding",
+    "Joint",
     "Outcome",
     "Published",
     "SetupEntry",
@@ -152,6 +158,20 @@ class Published:
     findings: tuple[Finding, ...]
     setup: tuple[SetupEntry, ...]
     path: str = ""
+    #: ``[[joint]]``: assumptions the sensitivity run sets together, where one alone
+    #: moves nothing but several together might (each a point of its own).
+    joints: tuple[Joint, ...] = ()
+
+
+@dataclass(frozen=True)
+class Joint:
+    """One joint sensitivity point: several ranged ledger entries, each set to one value
+    of its range, at once."""
+
+    #: (ledger parameter, value as the ledger's range gives it), in the file's order.
+    settings: tuple[tuple[str, Any], ...]
+    #: Why these belong together (the mechanism that needs them all).
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -237,8 +257,9 @@ def load_published(
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ScenarioError(f"not valid TOML: {e}", where) from None
+    causes = _causes(doc, where)
     findings = tuple(
-        _finding(raw, f"{where}: findings[{i}]", evaluators)
+        _finding(raw, f"{where}: findings[{i}]", evaluators, causes)
         for i, raw in enumerate(_list(doc, "findings", where))
     )
     ids = [f.id for f in findings]
@@ -251,6 +272,7 @@ def load_published(
         _setup(raw, f"{where}: setup[{i}]", set(ids), set(options))
         for i, raw in enumerate(_list(doc, "setup", where))
     )
+    joints = _joints(doc, where, setup)
     return Published(
         study=_str(doc, "study", where),
         paper=_str(doc, "paper", where),
@@ -258,7 +280,43 @@ def load_published(
         findings=findings,
         setup=setup,
         path=where,
+        joints=joints,
     )
+
+
+def _joints(doc: Mapping[str, Any], where: str, setup: Iterable[SetupEntry]) -> tuple[Joint, ...]:
+    """The file's ``[[joint]]`` points: each ``set`` names two or more ranged ledger
+    entries (by parameter) with a value of each one's range."""
+    ranged = {e.parameter: e for e in setup if e.range}
+    raws = doc.get("joint", [])
+    if not isinstance(raws, list) or not all(isinstance(r, dict) for r in raws):
+        raise ScenarioError("expected [[joint]] tables", f"{where}: joint")
+    joints = []
+    for i, raw in enumerate(raws):
+        at = f"{where}: joint[{i}]"
+        settings = raw.get("set")
+        if not isinstance(settings, dict) or len(settings) < 2:
+            raise ScenarioError(
+                f"expected a table of two or more ledger parameters and values, got {settings!r}",
+                f"{at}.set",
+            )
+        for parameter, value in settings.items():
+            entry = ranged.get(parameter)
+            if entry is None:
+                raise ScenarioError(
+                    f"{parameter!r} is no ledger entry with a range; expected one of "
+                    f"{', '.join(ranged) or '(none)'}",
+                    f"{at}.set",
+                )
+            given = entry.raw_range or entry.range
+            if value not in given:
+                raise ScenarioError(
+                    f"{value!r} is outside the entry's range; expected one of "
+                    f"{', '.join(map(repr, given))}",
+                    f"{at}.set.{parameter}",
+                )
+        joints.append(Joint(tuple(settings.items()), _str(raw, "reason", at)))
+    return tuple(joints)
 
 
 def _list(doc: Mapping[str, Any], key: str, where: str) -> list[Mapping[str, Any]]:
@@ -284,7 +342,43 @@ def _num(raw: Mapping[str, Any], key: str, where: str) -> float | None:
     return float(value)
 
 
-def _finding(raw: Mapping[str, Any], where: str, evaluators: Mapping[str, Evaluator]) -> Finding:
+def _causes(doc: Mapping[str, Any], where: str) -> dict[str, str]:
+    """The file's ``[causes]``: a cause of a difference shared by several findings (the
+    run that shows it, once), keyed by a name the findings' ``cause`` gives."""
+    causes = doc.get("causes", {})
+    if not isinstance(causes, dict):
+        raise ScenarioError(f"expected a table of named texts, got {causes!r}", f"{where}: causes")
+    for name in causes:
+        _str(causes, name, f"{where}: causes")
+    return dict(causes)
+
+
+def _explanation(raw: Mapping[str, Any], where: str, causes: Mapping[str, str]) -> str:
+    """A finding's own ``explanation`` followed by the text of each cause it names."""
+    named = raw.get("cause", [])
+    names = [named] if isinstance(named, str) else named
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ScenarioError(
+            f"expected a cause's name or a list of them, got {named!r}", f"{where}.cause"
+        )
+    parts = [_str(raw, "explanation", where, "")]
+    for name in names:
+        if name not in causes:
+            raise ScenarioError(
+                f"{name!r} is no cause of this file; expected one of "
+                f"{', '.join(sorted(causes)) or '(none: add a [causes] table)'}",
+                f"{where}.cause",
+            )
+        parts.append(causes[name])
+    return " ".join(p.strip() for p in parts if p.strip())
+
+
+def _finding(
+    raw: Mapping[str, Any],
+    where: str,
+    evaluators: Mapping[str, Evaluator],
+    causes: Mapping[str, str],
+) -> Finding:
     kind = _str(raw, "kind", where)
     if kind not in KINDS:
         raise ScenarioError(f"{kind!r}; expected one of {', '.join(KINDS)}", f"{where}.kind")
@@ -328,7 +422,7 @@ def _finding(raw: Mapping[str, Any], where: str, evaluators: Mapping[str, Evalua
         tolerance_percent=tolerance_percent,
         tolerance_reason=_str(raw, "tolerance_reason", where, ""),
         computed_from=_str(raw, "computed_from", where),
-        explanation=_str(raw, "explanation", where, ""),
+        explanation=_explanation(raw, where, causes),
     )
 
 

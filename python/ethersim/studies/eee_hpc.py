@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ethersim.models.eee_perf import Fit
     from ethersim.results import Result
 
-__all__ = ["Options", "Reproduction", "reproduce", "scenario", "write"]
+__all__ = ["ARRAY_READINGS", "Options", "Reproduction", "check", "reproduce", "scenario", "write"]
 
 #: The EEE policy of the ping-pong study: idle timeout, wake time, and 1000BASE-T's sleep time.
 IDLE_TIMEOUT_US = 1000
@@ -45,6 +45,8 @@ WAKE_US = 60
 SLEEP_US = 182
 #: Link rate, b/s.
 BANDWIDTH_BPS = 1e9
+#: The readings of the paper's "array" (Options.array_reading).
+ARRAY_READINGS = ("pair", "buffer")
 NODES = 4
 
 
@@ -69,6 +71,17 @@ class Options:
     #: Converged: the 95% confidence half-width of the time per iteration, relative.
     tolerance: float = 1e-3
     processes: tuple[int, ...] = (4, 16)
+    #: What the paper's "array" of MPI_Alltoall is (an assumption: §5.2.1 says only
+    #: "the array size varies from 256 B to 128 KB"): ``pair``, the block each pair of
+    #: ranks exchanges (MPI_Alltoall's sendcount); or ``buffer``, the whole send buffer,
+    #: of which each of the ``processes`` ranks receives an equal block.
+    array_reading: str = "pair"
+
+    def pair_bytes(self, array_bytes: int, processes: int) -> int:
+        """The bytes each pair of ranks exchanges for an array of ``array_bytes``."""
+        if self.array_reading == "buffer":
+            return max(1, array_bytes // processes)
+        return array_bytes
 
     def sleeps_us(self) -> list[int]:
         """Sleeps between calls: 0 to 1000 us, finer just below the timeout."""
@@ -77,7 +90,7 @@ class Options:
         return sorted({*range(0, 1001, 100), 950, 975})
 
     def sizes(self) -> list[int]:
-        """Array sizes (bytes per pair of ranks): 256 B to 128 KiB."""
+        """Array sizes (as the paper gives them; see :meth:`pair_bytes`): 256 B to 128 KiB."""
         if self.quick:
             return [256, 1024, 4096]
         return [256, 1024, 4096, 16384, 65536, 131072]
@@ -113,7 +126,8 @@ class Reproduction:
 def scenario(
     processes: int, sleep_us: int, size: int, eee: bool, iterations: int, options: Options
 ) -> str:
-    """One run as TOML text."""
+    """One run as TOML text (``size`` is the array, as the paper gives it)."""
+    pair = options.pair_bytes(size, processes)
     eee_text = (
         "[links.eee]\n"
         'phy = "1000BASE-T"\n'
@@ -129,7 +143,7 @@ def scenario(
         for i in range(NODES)
     )
     state = "on" if eee else "off"
-    return f"""# EEE-HPC study, one run: {processes} ranks, alltoall of {size} B per pair,
+    return f"""# EEE-HPC study, one run: {processes} ranks, alltoall of {pair} B per pair,
 # {sleep_us} us sleep, {iterations} iterations, EEE {state}.
 # Written by `ethersim reproduce eee-hpc`.
 name = "eee-hpc-{processes}p-{size}B-{sleep_us}us-{state}"
@@ -148,7 +162,7 @@ per_byte = "{options.overhead_per_byte_ns} ns"
 
 [mpi_jobs.synthetic]
 collective = "alltoall"
-bytes = "{size} B"
+bytes = "{pair} B"
 sleep = "{sleep_us} us"
 iterations = {iterations}
 """
@@ -217,7 +231,9 @@ def _gaps(off: Result, communications: float) -> tuple[list[float], list[float]]
     return values, [per_value[v] / NODES / communications for v in values]
 
 
-def _point(cell: tuple[int, int, int], off: Result, on: Result, iterations: int) -> dict[str, Any]:
+def _point(
+    cell: tuple[int, int, int], off: Result, on: Result, iterations: int, options: Options
+) -> dict[str, Any]:
     from ethersim.models.eee_perf import idle_interval_us
 
     processes, sleep_us, size = cell
@@ -253,6 +269,8 @@ def _point(cell: tuple[int, int, int], off: Result, on: Result, iterations: int)
         * 1e6,
         "idle_gaps_per_node": sum(p["idle"]["count"] for p in gaps_off) / NODES,
         "lpi_sleeps_per_link": sum(p["lpi_sleeps"] for p in host_ports) / NODES,
+        # What each pair of ranks exchanged (Options.array_reading).
+        "pair_bytes": options.pair_bytes(size, processes),
     }
 
 
@@ -327,6 +345,18 @@ def _fit_models(
     return pd.DataFrame(rows), fits
 
 
+def check(options: Options) -> None:
+    """Raises :class:`~ethersim.errors.ScenarioError` (naming the option) for an option
+    the study cannot run, before anything runs."""
+    from ethersim.errors import ScenarioError
+
+    if options.array_reading not in ARRAY_READINGS:
+        raise ScenarioError(
+            f"{options.array_reading!r}; expected one of {', '.join(ARRAY_READINGS)}",
+            "--array-reading",
+        )
+
+
 def reproduce(options: Options, progress: bool = False) -> Reproduction:
     """Runs the study and returns what it found (nothing is written)."""
     import pandas as pd
@@ -341,7 +371,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
         done, runs = _run_cells(cells, options, jobs, show)
     finally:
         show.close()
-    points = pd.DataFrame([_point(cell, *done[cell]) for cell in cells])
+    points = pd.DataFrame([_point(cell, *done[cell], options) for cell in cells])
     gaps = {
         cell: _gaps(done[cell][0], done[cell][0].summary["jobs"][0]["communications_per_node"])
         for cell in cells
@@ -446,7 +476,9 @@ def _summary(rep: Reproduction) -> str:
         f"{'Quick grid' if o.quick else 'Full grid'}: {len(t)} cells "
         f"({', '.join(map(str, o.processes))} "
         f"processes; sleeps {o.sleeps_us()[0]} to {o.sleeps_us()[-1]} us; arrays "
-        f"{o.sizes()[0]} B to {o.sizes()[-1]} B per pair), EEE off and on; {rep.runs} simulations "
+        f"{o.sizes()[0]} B to {o.sizes()[-1]} B "
+        + ("per pair" if o.array_reading == "pair" else "per send buffer, an equal block per rank")
+        + f"), EEE off and on; {rep.runs} simulations "
         f"on {rep.jobs} threads in {rep.wall_s:.1f} s; seed {o.seed}.",
         "",
         f"Links: 1000BASE-T LPI, idle timeout {o.idle_timeout_us} us, Tw {WAKE_US} us, a sleep in "
@@ -521,6 +553,7 @@ def write(rep: Reproduction, folder: Path) -> None:
         "quick": o.quick,
         "seed": o.seed,
         "idle_timeout_us": o.idle_timeout_us,
+        "array_reading": o.array_reading,
         "overhead_fixed_us": o.overhead_fixed_us,
         "overhead_per_byte_ns": o.overhead_per_byte_ns,
         "runs": rep.runs,

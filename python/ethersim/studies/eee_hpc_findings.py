@@ -385,4 +385,6 @@ EVALUATORS = {
         "synthetic cells are the paper's stress case"
     ),
 }
-STUDY: Study[study.Reproduction] = Study("eee-hpc", EVALUATORS, options=("idle_timeout_us",))
+STUDY: Study[study.Reproduction] = Study(
+    "eee-hpc", EVALUATORS, options=("idle_timeout_us", "array_reading")
+)

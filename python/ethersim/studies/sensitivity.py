@@ -2,8 +2,9 @@
 
 Every setup-ledger entry with a ``range`` (an assumption or a calibrated value, see
 :mod:`ethersim.studies.contract`) is varied over that range, one parameter at a time,
-the others at the study's own values: the whole reproduction is run again with the
-value set in every scenario it builds (calibration runs included, so a calibration is
+the others at the study's own values (and the data file's ``[[joint]]`` points set
+several at once, where a mechanism needs them together): the whole reproduction is run
+again with the value set in every scenario it builds (calibration runs included, so a calibration is
 fitted anew under the changed assumption), and every published finding is evaluated
 again. The result is ``sensitivity.csv`` (``parameter``, ``value``, ``finding``,
 ``simulated``, ``verdict``), a figure of the verdicts, and a paragraph of the summary
@@ -53,21 +54,43 @@ _SEGMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\*|\d+)\])?$")
 @dataclass(frozen=True)
 class Point:
     """One sensitivity run: a ledger parameter set to one value of its range (a
-    scenario key path in every scenario, or, with ``option``, a study option)."""
+    scenario key path in every scenario, or, with ``option``, a study option); or, with
+    ``parts``, a joint point setting each of its parts at once (``parameter`` and
+    ``value`` then join the parts' with " + ")."""
 
     parameter: str
     value: str
     option: str = ""
     raw: Any = None
+    parts: tuple[Point, ...] = ()
+
+    def settings(self) -> tuple[Point, ...]:
+        """The one-parameter points this point sets."""
+        return self.parts or (self,)
 
 
 def points(published: Published) -> list[Point]:
-    """Every (parameter, value) the sensitivity run tries, in ledger order."""
-    return [
+    """Every point the sensitivity run tries: each (parameter, value) in ledger order,
+    then the file's ``[[joint]]`` points."""
+    single = [
         Point(e.parameter, v, e.option, raw)
         for e in published.setup
         for v, raw in zip(e.range, e.raw_range or e.range, strict=True)
     ]
+    joint = []
+    for j in published.joints:
+        parts = tuple(
+            next(p for p in single if p.parameter == parameter and p.raw == raw)
+            for parameter, raw in j.settings
+        )
+        joint.append(
+            Point(
+                " + ".join(p.parameter for p in parts),
+                " + ".join(p.value for p in parts),
+                parts=parts,
+            )
+        )
+    return single + joint
 
 
 def check_ranges(published: Published) -> None:
@@ -141,7 +164,7 @@ def check_points(published: Published, texts: Iterable[str]) -> None:
     it would change nothing. Cheap: run before the sensitivity runs start."""
     distinct = list(dict.fromkeys(texts))
     for point in points(published):
-        if point.option:
+        if point.option or point.parts:  # a joint point's parts are checked alone
             continue
         overrider = _Overrider(point)
         for text in distinct:
@@ -201,23 +224,7 @@ def run(
                 [key, point.parameter, point.value],
             ).fetchone()
             if got is None:
-                if point.option:
-                    rep = reproduce(**{point.option: point.raw})
-                else:
-                    overrider = _Overrider(point)
-                    with overriding(overrider):
-                        rep = reproduce()
-                    if not overrider.applied:
-                        raise ScenarioError(
-                            f"{point.value!r} was set in no scenario the study runs"
-                            + (
-                                f" (the last refused it: {overrider.refusal})"
-                                if overrider.refusal
-                                else ""
-                            )
-                            + "; expected a key path and value a scenario of the study accepts",
-                            f"{published.path}: setup.{point.parameter}",
-                        )
+                rep = _run_point(point, published, reproduce)
                 comparison = compare(published, study, rep)
                 rows = comparison[["finding", "simulated", "verdict", "deviation"]].to_json(
                     orient="records"
@@ -239,6 +246,26 @@ def run(
     if not frames:
         return pd.DataFrame(columns=[*SENSITIVITY_COLUMNS, "deviation"])
     return pd.concat(frames, ignore_index=True)[[*SENSITIVITY_COLUMNS, "deviation"]]
+
+
+def _run_point(point: Point, published: Published, reproduce: Callable[..., Any]) -> Any:
+    """Runs the study once with every setting of ``point``: study options passed to
+    ``reproduce``, scenario keys set in every scenario it runs."""
+    changes = {p.option: p.raw for p in point.settings() if p.option}
+    keyed = [_Overrider(p) for p in point.settings() if not p.option]
+    if not keyed:
+        return reproduce(**changes)
+    with overriding(lambda text: [o for each in keyed for o in each(text)]):
+        rep = reproduce(**changes)
+    for overrider in keyed:
+        if not overrider.applied:
+            raise ScenarioError(
+                f"{overrider.point.value!r} was set in no scenario the study runs"
+                + (f" (the last refused it: {overrider.refusal})" if overrider.refusal else "")
+                + "; expected a key path and value a scenario of the study accepts",
+                f"{published.path}: setup.{overrider.point.parameter}",
+            )
+    return rep
 
 
 def robustness(
@@ -267,7 +294,13 @@ def summary_section(published: Published, comparison: pd.DataFrame, table: pd.Da
         "## Sensitivity",
         "",
         f"{len(points(published))} runs, each with one assumed or calibrated parameter "
-        "set to one value of its plausible range (`setup.csv`, `sensitivity.csv`).",
+        "set to one value of its plausible range (`setup.csv`, `sensitivity.csv`)"
+        + (
+            f", and {len(published.joints)} with several set together (a parameter written a + b)"
+            if published.joints
+            else ""
+        )
+        + ".",
         "",
         f"Robust (the same verdict over every range): {', '.join(robust) or 'none'}.",
         "",
