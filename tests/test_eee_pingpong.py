@@ -4,11 +4,13 @@ response delay against what Low Power Idle's rules imply."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 from cli_helpers import invoke
 from ethersim.studies import eee_pingpong as study
+from ethersim.studies.eee_pingpong_findings import STUDY
 
 
 @pytest.fixture(scope="module")
@@ -65,3 +67,37 @@ def test_a_reproduction_is_deterministic(quick: Path, tmp_path: Path) -> None:
     assert (quick / "eee_pingpong.csv").read_bytes() == (again / "eee_pingpong.csv").read_bytes()
     svg = "figures/response_delay.svg"
     assert (quick / svg).read_bytes() == (again / svg).read_bytes()
+
+
+def test_on_a_local_dask_cluster_the_reproduction_and_its_sensitivity_are_the_same(
+    quick: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--dask-local runs every simulation, the sensitivity points' included, on Dask
+    workers (other processes): the tables are byte-identical to the threads' run."""
+    import os
+
+    from ethersim.studies import runner
+
+    where: list[int] = []
+    on_cluster = runner._run_on_cluster
+
+    def counted(cluster: Any, *args: Any) -> Any:
+        where.extend(cluster.client.run(os.getpid).values())
+        return on_cluster(cluster, *args)
+
+    monkeypatch.setattr(runner, "_run_on_cluster", counted)
+    here, there = tmp_path / "threads", tmp_path / "dask"
+    for out, extra in ((here, []), (there, ["--dask-local", "--jobs", "2"])):
+        r = invoke(
+            "reproduce", "eee-pingpong", "--quick", "--sensitivity", "--out", str(out), "-q",
+            *extra,
+        )  # fmt: skip
+        assert r.exit_code == 0, r.output
+    for name in ("eee_pingpong.csv", "comparison.csv", "sensitivity.csv"):
+        assert (here / name).read_bytes() == (there / name).read_bytes(), name
+    assert (quick / "eee_pingpong.csv").read_bytes() == (there / "eee_pingpong.csv").read_bytes()
+    # The study's runs and every sensitivity point's went to the two worker processes.
+    from ethersim.studies import sensitivity
+
+    assert len(where) >= 2 * (1 + len(sensitivity.points(STUDY.published())))
+    assert len(set(where)) == 2 and os.getpid() not in where

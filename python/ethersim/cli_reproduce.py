@@ -50,6 +50,11 @@ JobsOption = Annotated[
     typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option("--scheduler", help="Run on the Dask scheduler at tcp://HOST:PORT."),
+]
+DaskLocalOption = Annotated[bool, typer.Option("--dask-local", help="Run on a local Dask cluster.")]
 SensitivityOption = Annotated[
     bool,
     typer.Option(
@@ -70,17 +75,20 @@ def _reproduce_into(
     *,
     sensitivity: bool = False,
     options: dict[str, object] | None = None,
+    cluster: tuple[str | None, bool] = (None, False),
 ) -> tuple[Rep, Path]:
     """Checks the seed, the study's published findings and the output folder, runs
     ``reproduce`` (errors exit 2 with their message; Ctrl-C and SIGTERM leave nothing
     written) and, with ``sensitivity``, the study again at every point of its ledger's
     ranges; then writes its folder whole with ``write``, the comparison with the paper,
-    the setup ledger and the report. Returns what it found and where it was written."""
+    the setup ledger and the report. ``cluster`` (a scheduler address, or a local
+    cluster) runs every simulation of the study and its sensitivity points on Dask.
+    Returns what it found and where it was written."""
     from ethersim.results import check_output_folder, output_path, write_folder
     from ethersim.studies import contract
     from ethersim.studies import sensitivity as sens
     from ethersim.studies.registry import study
-    from ethersim.studies.runner import is_reproduction_folder, recording
+    from ethersim.studies.runner import is_reproduction_folder, on_cluster, recording
 
     table = None
     try:
@@ -95,11 +103,12 @@ def _reproduce_into(
 
             sens.check_ranges(published)
             check_writable_file(db, "--sensitivity database")
-        with recording() as ran:
-            rep = reproduce()
-        if sensitivity:
-            sens.check_points(published, [*ran, *glue.scenarios(rep)])
-            table = sens.run(glue, published, reproduce, options=options or {}, db=db)
+        with on_cluster(*cluster):
+            with recording() as ran:
+                rep = reproduce()
+            if sensitivity:
+                sens.check_points(published, [*ran, *glue.scenarios(rep)])
+                table = sens.run(glue, published, reproduce, options=options or {}, db=db)
         hold_signals()
     except EthersimError as e:
         raise fail(e) from None
@@ -203,6 +212,8 @@ def rps(
     jobs: JobsOption = None,
     quiet: QuietOption = False,
     sensitivity: SensitivityOption = False,
+    scheduler: SchedulerOption = None,
+    dask_local: DaskLocalOption = False,
 ) -> None:
     """Rapid PHY Selection: TCP and UDP transfers through a switch paused once a second,
     with the server honouring or ignoring PAUSE; the burst-loss model against bursts into
@@ -232,6 +243,7 @@ def rps(
         "rps",
         sensitivity=sensitivity,
         options=_options(locals()),
+        cluster=(scheduler, dask_local),
     )
     if quiet:
         return
@@ -260,6 +272,8 @@ def eee_pingpong(
     jobs: JobsOption = None,
     quiet: QuietOption = False,
     sensitivity: SensitivityOption = False,
+    scheduler: SchedulerOption = None,
+    dask_local: DaskLocalOption = False,
 ) -> None:
     """EEE ping-pong: the delay Low Power Idle adds to a ping's round trip against the
     send interval, in each direction, on a 1000BASE-T link with a 1 ms idle timeout."""
@@ -277,6 +291,7 @@ def eee_pingpong(
         "eee-pingpong",
         sensitivity=sensitivity,
         options=_options(locals()),
+        cluster=(scheduler, dask_local),
     )
     if quiet:
         return
@@ -325,6 +340,8 @@ def eee_hpc(
     jobs: JobsOption = None,
     quiet: QuietOption = False,
     sensitivity: SensitivityOption = False,
+    scheduler: SchedulerOption = None,
+    dask_local: DaskLocalOption = False,
 ) -> None:
     """EEE-HPC: the time Low Power Idle adds to an MPI alltoall loop on four nodes (4 and 16
     processes), and the EEE performance model fitted to it, mean-interval and
@@ -351,6 +368,7 @@ def eee_hpc(
         "eee-hpc",
         sensitivity=sensitivity,
         options=_options(locals()),
+        cluster=(scheduler, dask_local),
     )
     if quiet:
         return
@@ -401,6 +419,8 @@ def csma(
     jobs: JobsOption = None,
     quiet: QuietOption = False,
     sensitivity: SensitivityOption = False,
+    scheduler: SchedulerOption = None,
+    dask_local: DaskLocalOption = False,
 ) -> None:
     """CSMA/CD capacity (Boggs, Mogul and Kent): up to 24 hosts saturating a 10 Mb/s
     Ethernet, bit rate, packet rate, delay and collisions against the number of hosts,
@@ -419,6 +439,7 @@ def csma(
         "csma",
         sensitivity=sensitivity,
         options=_options(locals()),
+        cluster=(scheduler, dask_local),
     )
     if quiet:
         return
@@ -502,13 +523,8 @@ def capacity_scaling(
             "already in it are not run again.",
         ),
     ] = None,
-    scheduler: Annotated[
-        str | None,
-        typer.Option("--scheduler", help="Run on the Dask scheduler at tcp://HOST:PORT."),
-    ] = None,
-    dask_local: Annotated[
-        bool, typer.Option("--dask-local", help="Run on a local Dask cluster.")
-    ] = False,
+    scheduler: SchedulerOption = None,
+    dask_local: DaskLocalOption = False,
     seed: SeedOption = 1,
     jobs: JobsOption = None,
     quiet: QuietOption = False,
@@ -592,6 +608,8 @@ def all_studies(
     jobs: JobsOption = None,
     quiet: QuietOption = False,
     sensitivity: SensitivityOption = False,
+    scheduler: SchedulerOption = None,
+    dask_local: DaskLocalOption = False,
 ) -> None:
     """Every study in turn, each into its own folder under OUT, then OUT/index.html
     linking each report; prints how many published findings each one reproduces."""
@@ -614,7 +632,14 @@ def all_studies(
     for name in NAMES:
         began = time.perf_counter()
         commands[name](
-            quick=quick, out=out / name, seed=seed, jobs=jobs, quiet=True, sensitivity=sensitivity
+            quick=quick,
+            out=out / name,
+            seed=seed,
+            jobs=jobs,
+            quiet=True,
+            sensitivity=sensitivity,
+            scheduler=scheduler,
+            dask_local=dask_local,
         )
         if not quiet:
             line = k_of_n(pd.read_csv(out / name / "comparison.csv"))

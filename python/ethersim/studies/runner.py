@@ -1,10 +1,11 @@
-"""What every reproduction shares: running many scenarios on all local cores, showing
-progress, and recognizing a reproduction's output folder.
+"""What every reproduction shares: running many scenarios on all local cores (or, within
+:func:`on_cluster`, on a Dask cluster), showing progress, and recognizing a
+reproduction's output folder.
 
 Runs are pure functions of their scenario text and seed, and the simulator releases the
 interpreter while it runs, so a pool of threads keeps every core busy without copying
 anything between processes; results come back in the order the scenarios were given,
-whatever order they finish in.
+whatever order they finish in, wherever they ran.
 """
 
 from __future__ import annotations
@@ -26,12 +27,14 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ethersim.results import Result
+    from ethersim.sweeps.executors import DaskPool
 
 __all__ = [
     "MARKER",
     "active_overrider",
     "default_jobs",
     "is_reproduction_folder",
+    "on_cluster",
     "overriding",
     "recording",
     "run_many",
@@ -90,6 +93,29 @@ Overrider = Callable[[str], list[str]]
 
 _OVERRIDER: ContextVar[Overrider | None] = ContextVar("ethersim_study_overrider", default=None)
 _RECORDER: ContextVar[list[str] | None] = ContextVar("ethersim_study_recorder", default=None)
+_CLUSTER: ContextVar[DaskPool | None] = ContextVar("ethersim_study_cluster", default=None)
+
+
+@contextlib.contextmanager
+def on_cluster(scheduler: str | None, local: bool, jobs: int | None = None) -> Iterator[None]:
+    """Within the block, :func:`run_many` runs its scenarios on a Dask cluster: the
+    scheduler at ``scheduler`` (``tcp://HOST:PORT``; every worker needs ethersim), or with
+    ``local`` a local cluster of ``jobs`` single-threaded worker processes (default: one
+    per core). With neither, the block runs on local threads as before. A reproduction's
+    sensitivity points run inside the block too, so each point's runs spread over the
+    cluster."""
+    if scheduler is None and not local:
+        yield
+        return
+    from ethersim.sweeps.executors import DaskPool
+
+    pool = DaskPool(scheduler, jobs or default_jobs())
+    token = _CLUSTER.set(pool)
+    try:
+        yield
+    finally:
+        _CLUSTER.reset(token)
+        pool.close()
 
 
 def active_overrider() -> Overrider | None:
@@ -139,6 +165,11 @@ def run_many(
     recorder = _RECORDER.get()
     if recorder is not None:
         recorder.extend(scenarios)
+    cluster = _CLUSTER.get()
+    # Packet captures are written to local folders: runs that capture stay here.
+    if cluster is not None and all(f is None for f in folders):
+        overrides = [overrider(text) if overrider is not None else None for text in scenarios]
+        return _run_on_cluster(cluster, scenarios, overrides, tick)
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ethersim-run") as pool:
         futures: list[Future[Result]] = [
             pool.submit(
@@ -163,6 +194,34 @@ def run_many(
                 f.cancel()
             raise
     return [f.result() for f in futures]
+
+
+def _run_one(text: str, overrides: list[str] | None) -> Result:
+    """One run on a cluster's worker (a module-level function, so workers can import it)."""
+    return run_text(text, overrides=overrides)
+
+
+def _run_on_cluster(
+    cluster: DaskPool,
+    scenarios: Sequence[str],
+    overrides: Sequence[list[str] | None],
+    tick: Tick | None,
+) -> list[Result]:
+    """:func:`run_many` on a Dask cluster: every run submitted at once (a reproduction's
+    grid is hundreds of runs, not millions), the first error cancels the rest and is
+    raised, results in the order given."""
+    futures = [
+        cluster.client.submit(_run_one, text, o, pure=False)
+        for text, o in zip(scenarios, overrides, strict=True)
+    ]
+    try:
+        for done, future in enumerate(cluster.distributed.as_completed(futures), start=1):
+            future.result()  # raises the run's error, if it failed
+            if tick is not None:
+                tick(done, len(futures))
+        return [f.result() for f in futures]
+    finally:
+        cluster.client.cancel(futures)
 
 
 class Progress:
