@@ -152,6 +152,16 @@ def test_a_difference_without_an_explanation_says_so() -> None:
         (('kind = "assumption"', 'kind = "guess"'), "setup[0].kind", "guess"),
         (('id = "rtt"\n', 'id = "rtt"\ncause = "slow"\n'), "findings[0].cause", "slow"),
         (('id = "rtt"\n', 'id = "rtt"\ncause = 3\n'), "findings[0].cause", "3"),
+        (
+            ('id = "rtt"\n', 'id = "rtt"\nmarker = { figure = "rtt", x = "two" }\n'),
+            "findings[0].marker.x",
+            "two",
+        ),
+        (
+            ('id = "rtt-short"\n', 'id = "rtt-short"\nmarker = { figure = "rtt", x = 1 }\n'),
+            "findings[1].marker",
+            "quantitative",
+        ),
     ],
 )
 def test_a_malformed_findings_file_names_the_key_path(
@@ -305,3 +315,25 @@ reason = "both together"
     joint_rtt = float(rtt["links[0].delay + apps[0].interval"].split()[0])
     # 20 us against 1 us one way: +38 us per round trip; the interval moves no RTT.
     assert joint_rtt - base == pytest.approx(38.0, abs=1e-6)
+
+
+def test_a_marked_finding_is_drawn_on_its_figure_and_panel_only() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    text = FILE.replace(
+        'id = "rtt"\n', 'id = "rtt"\nmarker = { figure = "rtt", x = [1, 2], panel = "a" }\n'
+    )
+    published = _published(text)
+    assert published.findings[0].marker == contract.Marker("rtt", (1.0, 2.0), "a")
+    fig, (a, b) = plt.subplots(1, 2)
+    contract.draw_published(a, published, "rtt", "a")
+    contract.draw_published(b, published, "rtt", "b")
+    contract.draw_published(b, published, "other", "a")
+    marked = [(tuple(line.get_xdata()), tuple(line.get_ydata())) for line in a.get_lines()]
+    assert marked == [((1.0,), (21.0,)), ((2.0,), (21.0,))]
+    assert b.get_lines() == []
+    assert [t.get_text() for t in a.texts] == ["rtt", "rtt"]
+    plt.close(fig)

@@ -51,6 +51,19 @@ def test_every_study_writes_its_comparison_and_a_complete_ledger(
     assert "Beside the paper" in (folder / "report.html").read_text()
 
 
+@pytest.mark.parametrize("name", registry.NAMES)
+def test_published_values_are_marked_on_the_same_figures(
+    every_study: tuple[Path, str], name: str
+) -> None:
+    """Every finding with a marker is drawn, labelled with its id, on the figure it names
+    (SVG keeps each text as a comment beside its glyphs)."""
+    out, _ = every_study
+    for f in registry.study(name).published().findings:
+        if f.marker is not None:
+            svg = (out / name / "figures" / f"{f.marker.figure}.svg").read_text()
+            assert f.id in svg, (name, f.id, f.marker.figure)
+
+
 def test_the_index_links_every_report(every_study: tuple[Path, str]) -> None:
     out, _ = every_study
     page = (out / "index.html").read_text()

@@ -648,6 +648,10 @@ def _figures(rep: Reproduction, folder: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ethersim.studies.contract import draw_published
+    from ethersim.studies.registry import study
+
+    published = study("capacity-scaling").published()
     folder.mkdir()
     for metric, ci, label in FIGURES:
         for setting in SETTINGS:
@@ -669,6 +673,7 @@ def _figures(rep: Reproduction, folder: Path) -> None:
                     )
                     if metric == "loss_percent_pc":
                         ax.plot(curve.mrci_ms, curve.loss_percent_nopc, linestyle=":", color="grey")
+                draw_published(ax, published, f"{metric}_{setting}", title)
                 ax.set_xscale("log")
                 ax.set_xlabel("mRCI (ms)")
                 ax.set_title(title)

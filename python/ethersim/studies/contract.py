@@ -51,12 +51,14 @@ __all__ = [
     "VERDICTS",
     "Finding",
     "Joint",
+    "Marker",
     "Outcome",
     "Published",
     "SetupEntry",
     "Study",
     "compare",
     "counts",
+    "draw_published",
     "flatten",
     "is_toml_value",
     "k_of_n",
@@ -111,6 +113,9 @@ class Finding:
     #: Why ethersim differs, where it does and the cause was found (with the run that
     #: shows it); printed beside a "differs" verdict.
     explanation: str = ""
+    #: Where the published value belongs on one of the reproduction's own figures (the
+    #: paper has the same figure and states this value in its text), or ``None``.
+    marker: Marker | None = None
 
     def accepts(self, simulated: float) -> bool:
         """Whether ``simulated`` is within the finding's tolerance of the published value."""
@@ -127,6 +132,17 @@ class Finding:
         if self.published is None:
             return self.claim
         return f"{_number(self.published)} {self.unit}".strip()
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A published value's place on a reproduction's figure: the figure's file stem, the
+    x value(s) the value belongs at, and which panel (its title's key; "" for a figure
+    of one panel). The y value is the finding's ``published``."""
+
+    figure: str
+    x: tuple[float, ...]
+    panel: str = ""
 
 
 @dataclass(frozen=True)
@@ -423,7 +439,53 @@ def _finding(
         tolerance_reason=_str(raw, "tolerance_reason", where, ""),
         computed_from=_str(raw, "computed_from", where),
         explanation=_explanation(raw, where, causes),
+        marker=_marker(raw, where, kind),
     )
+
+
+def _marker(raw: Mapping[str, Any], where: str, kind: str) -> Marker | None:
+    """A finding's ``marker = { figure, x, panel }``; quantitative findings only."""
+    spec = raw.get("marker")
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        raise ScenarioError(f"expected a table, got {spec!r}", f"{where}.marker")
+    if kind != "quantitative":
+        raise ScenarioError("only a quantitative finding has a value to mark", f"{where}.marker")
+    xs = spec.get("x")
+    xs = [xs] if isinstance(xs, (int, float)) and not isinstance(xs, bool) else xs
+    if (
+        not isinstance(xs, list)
+        or not xs
+        or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in xs)
+    ):
+        raise ScenarioError(
+            f"expected a number or a list of numbers, got {spec.get('x')!r}", f"{where}.marker.x"
+        )
+    return Marker(
+        figure=_str(spec, "figure", f"{where}.marker"),
+        x=tuple(float(x) for x in xs),
+        panel=_str(spec, "panel", f"{where}.marker", ""),
+    )
+
+
+def draw_published(ax: Any, published: Published, figure: str, panel: str = "") -> None:
+    """Draws on ``ax`` every published value whose marker names ``figure`` and ``panel``:
+    black stars, one legend entry ("paper") for all of them, each labelled with its
+    finding's id. Draws nothing where no finding has such a marker."""
+    points = [
+        (x, f.published, f.id)
+        for f in published.findings
+        if f.marker is not None and f.marker.figure == figure and f.marker.panel == panel
+        for x in f.marker.x
+        if f.published is not None
+    ]
+    for k, (x, y, fid) in enumerate(points):
+        ax.plot(
+            [x], [y], "*", color="black", markersize=10, linestyle="none",
+            label="paper (its text)" if k == 0 else None, zorder=5,
+        )  # fmt: skip
+        ax.annotate(fid, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=6)
 
 
 def _setup(raw: Mapping[str, Any], where: str, ids: set[str], options: set[str]) -> SetupEntry:

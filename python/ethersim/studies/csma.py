@@ -486,6 +486,10 @@ def _figures(rep: Reproduction, folder: Path) -> None:
 
     plt.rcParams["svg.hashsalt"] = "ethersim"
     folder.mkdir(parents=True, exist_ok=True)
+    from ethersim.studies.contract import draw_published
+    from ethersim.studies.registry import study
+
+    published = study("csma").published()
     t = rep.table
     layouts = rep.options.layouts()
     labels = [f.label for f in rep.options.frames()]
@@ -506,10 +510,15 @@ def _figures(rep: Reproduction, folder: Path) -> None:
                 ax.plot(rows.hosts, rows[column], style, ms=2.5, color=color, label=text)
             if column == "bit_rate_mbps":
                 ax.axhline(RATE_BPS / 1e6, color="grey", ls=":")
+            draw_published(ax, published, name, layout.name)
             ax.set_title(f"{layout.name} net (round trip {layout.round_trip_us:.1f} us)")
             ax.set_xlabel("hosts")
         axes[0].set_ylabel(ylabel)
-        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside right upper", fontsize=8)
+        handles = dict(zip(*reversed(axes[0].get_legend_handles_labels()), strict=True))
+        for ax in axes[1:]:
+            for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+                handles.setdefault(text, handle)
+        fig.legend(list(handles.values()), list(handles), loc="outside right upper", fontsize=8)
         _save(fig, folder, name)
         plt.close(fig)
     # The estimate against the long net's fixed lengths.

@@ -450,6 +450,10 @@ def _figures(rep: Reproduction, folder: Path) -> None:
     save(fig, "predicted_vs_simulated")
 
     # Overhead and energy saved against the sleep, a curve per array size.
+    from ethersim.studies.contract import draw_published
+    from ethersim.studies.registry import study
+
+    published = study("eee-hpc").published()
     fig, axes = plt.subplots(
         2, len(rep.options.processes), figsize=(11, 7), layout="constrained", squeeze=False
     )
@@ -459,6 +463,7 @@ def _figures(rep: Reproduction, folder: Path) -> None:
             c = cells[cells.array_bytes == size].sort_values("sleep_us")
             axes[0][k].plot(c.sleep_us, c.overhead_percent, "o-", ms=3, label=f"{size} B")
             axes[1][k].plot(c.sleep_us, c.energy_saved_percent, "o-", ms=3, label=f"{size} B")
+        draw_published(axes[0][k], published, "overhead_and_energy", f"{processes} processes")
         axes[0][k].set_title(f"{processes} processes")
         axes[0][k].set_ylabel("elapsed time added by EEE (%)")
         axes[1][k].set_ylabel("link energy saved (%)")

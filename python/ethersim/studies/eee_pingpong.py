@@ -177,6 +177,9 @@ def _figure(rep: Reproduction, folder: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ethersim.studies.contract import draw_published
+    from ethersim.studies.registry import study
+
     plt.rcParams["svg.hashsalt"] = "ethersim"
     folder.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
@@ -191,6 +194,7 @@ def _figure(rep: Reproduction, folder: Path) -> None:
         )
     ax.axvline(IDLE_TIMEOUT_US / 1000, color="grey", ls=":", label="idle timeout (1 ms)")
     ax.axhline(WAKE_US, color="grey", ls="--", label=f"Tw ({WAKE_US} us)")
+    draw_published(ax, study("eee-pingpong").published(), "response_delay")
     ax.set_xlabel("ping interval (ms)")
     ax.set_ylabel("response delay: mean RTT, EEE on - off (us)")
     ax.set_title("1000BASE-T EEE link to host 0: idle timeout 1 ms, Tw 60 us, sleep finishes")
