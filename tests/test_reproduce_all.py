@@ -124,3 +124,22 @@ def test_an_empty_sensitivity_range_exits_2_before_anything_runs(
     assert "range" in r.output
     assert not out.exists()
     assert not sensitivity.default_db(out).exists()
+
+
+def test_a_sensitivity_run_into_folders_not_yet_made_creates_them(tmp_path: Path) -> None:
+    """As on a fresh checkout, where the default --out (results/NAME) has no results/ yet:
+    the sensitivity database beside the output folder is written all the same."""
+    out = tmp_path / "new" / "results" / "eee-pingpong"
+    r = invoke("reproduce", "eee-pingpong", "--quick", "--sensitivity", "--out", str(out), "-q")
+    assert r.exit_code == 0, r.output
+    assert (out / "sensitivity.csv").is_file()
+    assert (out.parent / "eee-pingpong.sensitivity.duckdb").is_file()
+    # A file where a folder must go is still refused before anything runs.
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    r = invoke(
+        "reproduce", "eee-pingpong", "--quick", "--sensitivity",
+        "--out", str(blocked / "results" / "eee-pingpong"), "-q",
+    )  # fmt: skip
+    assert r.exit_code == 2, r.output
+    assert not (blocked.parent / "results").exists()

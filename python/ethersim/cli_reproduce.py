@@ -102,7 +102,7 @@ def _reproduce_into(
             from ethersim.safe_write import check_writable_file
 
             sens.check_ranges(published)
-            check_writable_file(db, "--sensitivity database")
+            check_writable_file(db, "--sensitivity database", missing_folders=True)
         with on_cluster(*cluster):
             with recording() as ran:
                 rep = reproduce()

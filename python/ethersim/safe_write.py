@@ -50,11 +50,15 @@ def _what_it_is(mode: int) -> str | None:
     return "not a regular file"
 
 
-def check_writable_file(path: str | os.PathLike[str], option: str) -> Path:
+def check_writable_file(
+    path: str | os.PathLike[str], option: str, *, missing_folders: bool = False
+) -> Path:
     """Raises :class:`OutputError` unless a file could be written at ``path``: nothing is
     there yet or a regular file is (never a link, device, FIFO, socket or folder), and its
-    folder exists and may be written in. Returns the path, absolute. Cheap: commands call
-    it before their work starts, and :func:`write_file` again just before the rename."""
+    folder exists and may be written in; with ``missing_folders``, folders still to be
+    created (by the caller, as it writes) may stand between it and the nearest existing
+    folder, which must be writable. Returns the path, absolute. Cheap: commands call it
+    before their work starts, and :func:`write_file` again just before the rename."""
     target = Path(os.path.abspath(path))
     shown = str(path)
     try:
@@ -77,6 +81,9 @@ def check_writable_file(path: str | os.PathLike[str], option: str) -> Path:
                 option,
             )
     folder = target.parent
+    if missing_folders:
+        while not os.path.lexists(folder) and folder.parent != folder:
+            folder = folder.parent
     if not folder.is_dir():
         raise OutputError(f"no folder {str(folder)!r} to write {shown!r} into", option)
     if not os.access(folder, os.W_OK | os.X_OK):

@@ -208,7 +208,8 @@ def run(
     from ethersim.safe_write import check_writable_file
 
     check_ranges(published)
-    check_writable_file(db, "--sensitivity database")
+    check_writable_file(db, "--sensitivity database", missing_folders=True)
+    db.parent.mkdir(parents=True, exist_ok=True)  # beside an output folder not yet written
     key = _fingerprint(published.study, options)
     todo = points(published)
     con = duckdb.connect(str(db))
