@@ -294,7 +294,8 @@ def summary_section(published: Published, comparison: pd.DataFrame, table: pd.Da
     lines = [
         "## Sensitivity",
         "",
-        f"{len(points(published))} runs, each with one assumed or calibrated parameter "
+        f"{len(points(published)) - len(published.joints)} runs, each with one assumed or "
+        "calibrated parameter "
         "set to one value of its plausible range (`setup.csv`, `sensitivity.csv`)"
         + (
             f", and {len(published.joints)} with several set together (a parameter written a + b)"
