@@ -180,7 +180,6 @@ impl TcpSender {
         out.insert("retransmitted_bytes".into(), s.retransmitted_bytes.into());
         out.insert("timeouts".into(), s.timeouts.into());
         out.insert("fast_retransmits".into(), s.fast_retransmits.into());
-        out.insert("limited_transmits".into(), s.limited_transmits.into());
         out.insert("partial_acks".into(), s.partial_acks.into());
         out.insert("dup_acks".into(), s.dup_acks.into());
         out.insert("window_probes".into(), s.window_probes.into());

@@ -1495,7 +1495,6 @@ fn tcp_config(spec: &TcpSpec, path: &str, path_mtu: u64) -> Result<TcpConfig> {
             d.delayed_ack_timeout,
         )?,
         dupack_threshold: at_least_one(spec.dupack_threshold, "dupack_threshold", d.dupack_threshold)?,
-        limited_transmit: spec.limited_transmit.unwrap_or(d.limited_transmit),
         nagle: spec.nagle.unwrap_or(d.nagle),
         sack: spec.sack.unwrap_or(d.sack),
         window_scaling: spec.window_scaling.unwrap_or(d.window_scaling),

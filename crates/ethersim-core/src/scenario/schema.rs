@@ -1068,11 +1068,6 @@ pub struct TcpSpec {
     /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 section 3.2).
     #[serde(default)]
     pub dupack_threshold: Option<u32>,
-    /// Limited Transmit (RFC 3042): one new segment beyond the congestion window on each
-    /// of the first two duplicate ACKs, so that a small window still brings the duplicate
-    /// ACKs fast retransmit needs (ns-3, ns-2 and Linux do it). Default false.
-    #[serde(default)]
-    pub limited_transmit: Option<bool>,
     /// Nagle's algorithm (RFC 9293 section 3.7.4). Default true.
     #[serde(default)]
     pub nagle: Option<bool>,

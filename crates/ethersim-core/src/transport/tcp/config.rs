@@ -34,12 +34,6 @@ pub struct TcpConfig {
     pub delayed_ack_timeout: Duration,
     /// Duplicate ACKs that trigger fast retransmit: 3 (RFC 5681 section 3.2).
     pub dupack_threshold: u32,
-    /// Limited Transmit (RFC 3042): on each of the first two duplicate ACKs, send one
-    /// segment of new data beyond the congestion window (at most two in all), cwnd
-    /// unchanged, so that a small window still draws the duplicate ACKs fast retransmit
-    /// needs. ns-3, ns-2 (`singledup_ 1`) and Linux all do it; off by default until the
-    /// TCP profiles and the reproductions that run TCP are measured with it on.
-    pub limited_transmit: bool,
     /// Nagle's algorithm: hold a partial segment while data is unacknowledged, unless
     /// the application has closed (RFC 9293 section 3.7.4, RFC 1122 section 4.2.3.4).
     pub nagle: bool,
@@ -67,7 +61,6 @@ impl Default for TcpConfig {
             delayed_ack: true,
             delayed_ack_timeout: Duration::from_ms(200),
             dupack_threshold: 3,
-            limited_transmit: false,
             nagle: true,
             sack: false,
             window_scaling: true,

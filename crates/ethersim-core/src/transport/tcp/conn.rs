@@ -20,8 +20,7 @@
 //!   data, for data that fills a hole, for a FIN, and for an unacceptable segment
 //!   (RFC 5681 section 4.2, RFC 9293 section 3.10.7.4); receiver-side silly window
 //!   avoidance for window updates (RFC 9293 section 3.8.6.2.2);
-//! * loss recovery: duplicate ACKs as RFC 5681 section 2 defines them; Limited Transmit
-//!   (RFC 3042: one new segment beyond cwnd on each of the first two); fast retransmit
+//! * loss recovery: duplicate ACKs as RFC 5681 section 2 defines them; fast retransmit
 //!   and NewReno fast recovery with partial ACKs (RFC 6582 section 3.2, resetting the
 //!   timer on the first partial ACK only, the "Impatient" variant of section 4.1); with
 //!   SACK negotiated, RFC 6675 recovery (IsLost, pipe, NextSeg rules 1 to 4 with one
@@ -31,7 +30,8 @@
 //!   never given up while the peer answers with a closed window (RFC 1122 4.2.2.17);
 //! * congestion control behind [`CongestionControl`].
 //!
-//! Not modelled: timestamps (RFC 7323 section 3), restart after idle (RFC 5681 section 4.1), urgent data, simultaneous open, and the 2·MSL wait
+//! Not modelled: timestamps (RFC 7323 section 3), limited transmit (RFC 3042), restart
+//! after idle (RFC 5681 section 4.1), urgent data, simultaneous open, and the 2·MSL wait
 //! of TIME-WAIT (the end stays in TIME-WAIT, answering a retransmitted FIN, until the
 //! run ends).
 
@@ -151,9 +151,6 @@ pub struct TcpStats {
     pub timeouts: u64,
     /// Fast retransmits (entries into loss recovery by duplicate ACKs).
     pub fast_retransmits: u64,
-    /// Segments of new data sent by Limited Transmit (RFC 3042) beyond the congestion
-    /// window on the first two duplicate ACKs.
-    pub limited_transmits: u64,
     /// Partial ACKs during recovery.
     pub partial_acks: u64,
     /// Duplicate ACKs received (RFC 5681 section 2).
@@ -252,9 +249,6 @@ pub struct Connection<C: CongestionControl = BuiltinCc> {
     in_recovery: bool,
     recover: u64,
     dupacks: u32,
-    /// Bytes of new data Limited Transmit sent beyond cwnd since the last new ACK: left
-    /// out of FlightSize when fast retransmit sets ssthresh (RFC 5681 section 3.2 step 2).
-    limited_sent: u64,
     partial_seen: bool,
     retransmit_head: bool,
     high_rxt: u64,
@@ -320,7 +314,6 @@ impl<C: CongestionControl> Connection<C> {
             in_recovery: false,
             recover: 1,
             dupacks: 0,
-            limited_sent: 0,
             partial_seen: false,
             retransmit_head: false,
             high_rxt: 0,
@@ -764,7 +757,6 @@ impl<C: CongestionControl> Connection<C> {
         self.snd_nxt = self.snd_nxt.max(ack);
         self.retries = 0;
         self.dupacks = 0;
-        self.limited_sent = 0;
         self.scoreboard.acknowledge(ack);
         // Karn's rule: only a segment never retransmitted is timed (see dispatch).
         if let Some((end, sent)) = self.timed {
@@ -836,9 +828,7 @@ impl<C: CongestionControl> Connection<C> {
             self.partial_seen = false;
             self.high_rxt = self.snd_una;
             self.rescue_rxt = None;
-            // RFC 5681 section 3.2 step 2: what Limited Transmit sent is left out.
-            let flight = self.flight_size() - self.limited_sent.min(self.flight_size());
-            self.limited_sent = 0;
+            let flight = self.flight_size();
             self.cc.on_enter_recovery(flight, self.smss, self.sack_ok);
             self.stats.fast_retransmits += 1;
             self.retransmit_head = true;
@@ -1015,7 +1005,7 @@ impl<C: CongestionControl> Connection<C> {
             return self.plan_sack_recovery(data_end);
         }
         let outstanding = self.snd_nxt - self.snd_una;
-        let cwnd = self.cc.cwnd() + self.limited_transmit_allowance();
+        let cwnd = self.cc.cwnd();
         let wnd_end = self.snd_una + cwnd.min(self.snd_wnd);
         let usable = wnd_end.saturating_sub(self.snd_nxt);
         let available = data_end.saturating_sub(self.snd_nxt);
@@ -1033,37 +1023,6 @@ impl<C: CongestionControl> Connection<C> {
             return Some(Plan::Fin { seq: data_end });
         }
         None
-    }
-
-    /// Counts the part of a new segment ending at `end` (of `len` bytes) that lies beyond
-    /// cwnd: Limited Transmit's, left out of FlightSize at fast retransmit.
-    #[cold]
-    fn note_limited_transmit(&mut self, end: u64, len: u64) {
-        let beyond = end.saturating_sub(self.snd_una + self.cc.cwnd());
-        if beyond > 0 {
-            self.limited_sent += beyond.min(len);
-            self.stats.limited_transmits += 1;
-        }
-    }
-
-    /// What Limited Transmit (RFC 3042 section 2) adds to cwnd for new data: one SMSS
-    /// per duplicate ACK, for the first two and below the fast-retransmit threshold,
-    /// outside recovery, and only while no data is being sent again (after a timeout the
-    /// sender goes back over old data, which Limited Transmit never sends). The peer's
-    /// window still limits the segment (RFC 3042 condition (a)); the allowance vanishes
-    /// with the next new ACK, so outstanding data stays within cwnd + 2·SMSS (condition
-    /// (b)) and cwnd itself never changes.
-    #[inline]
-    fn limited_transmit_allowance(&self) -> u64 {
-        if !self.cfg.limited_transmit
-            || self.in_recovery
-            || self.dupacks == 0
-            || self.dupacks >= self.cfg.dupack_threshold
-            || self.snd_nxt != self.snd_max
-        {
-            return 0;
-        }
-        u64::from(self.dupacks.min(2)) * self.smss
     }
 
     /// The segment starting at `seq` of at most `max` bytes, FIN attached when it ends
@@ -1161,11 +1120,6 @@ impl<C: CongestionControl> Connection<C> {
                 len = l;
                 if fin {
                     header.flags = header.flags.with(TcpFlags::FIN);
-                }
-                // New data past cwnd on a duplicate ACK outside recovery is Limited
-                // Transmit's (checked in this order: almost every segment fails the first).
-                if self.dupacks > 0 && !self.in_recovery && s >= self.snd_max {
-                    self.note_limited_transmit(s + u64::from(l), u64::from(l));
                 }
                 self.sent_range(now, s, u64::from(l) + u64::from(fin));
                 self.stats.data_segments_sent += 1;
