@@ -269,6 +269,22 @@ CASES = [
         ["apps[0].tcp.receive_buffer", "65535 B", "without window scaling"],
     ),
     (
+        "TCP unknown profile",
+        TCP,
+        ["--set", "apps[0].tcp.profile=ns4"],
+        ["apps[0].tcp.profile", "ns4", "rfc", "linux", "ns3", "ns2"],
+    ),
+    (
+        "TCP Limited Transmit under a window limit of one segment",
+        TCP,
+        ["--set", "apps[0].tcp.limited_transmit=true", "--set", "apps[0].tcp.window_limit=1"],
+        [
+            "apps[0].tcp.limited_transmit",
+            "window limit of one segment",
+            "window_limit of at least 2",
+        ],
+    ),
+    (
         "TCP unknown setting",
         TCP,
         ["--set", "apps[0].tcp.cubic=true"],

@@ -180,6 +180,7 @@ impl TcpSender {
         out.insert("retransmitted_bytes".into(), s.retransmitted_bytes.into());
         out.insert("timeouts".into(), s.timeouts.into());
         out.insert("fast_retransmits".into(), s.fast_retransmits.into());
+        out.insert("limited_transmits".into(), s.limited_transmits.into());
         out.insert("partial_acks".into(), s.partial_acks.into());
         out.insert("dup_acks".into(), s.dup_acks.into());
         out.insert("window_probes".into(), s.window_probes.into());
@@ -189,6 +190,7 @@ impl TcpSender {
         out.insert("rto_s".into(), conn.rtt().rto().as_secs_f64().into());
         out.insert("cwnd_bytes".into(), conn.cc().cwnd().into());
         out.insert("mss".into(), conn.smss().into());
+        out.insert("tcp_profile".into(), conn.config().profile.name().into());
         out.insert("sack".into(), conn.sack_enabled().into());
         out.insert("tcp_state".into(), format!("{:?}", conn.state()).into());
         out.insert("aborted".into(), conn.aborted().into());

@@ -491,7 +491,7 @@ mod tests {
     use crate::time::BitRate;
 
     fn port() -> (Port, Direction) {
-        let limits = QueueLimits { bytes: Some(3000), frames: None };
+        let limits = QueueLimits { bytes: Some(3000), ..QueueLimits::default() };
         (
             Port::new(NodeId(0), LinkId(0), 0, PortId(1), limits),
             Direction::new(BitRate::gbps(1), Duration::ZERO),

@@ -6,6 +6,14 @@
 //! follows holds no memory.) The frame being sent is released lazily: the queue learns
 //! its last-bit instant when it starts and settles it at the next operation, recording
 //! the level change at that instant, so the release costs no event.
+//!
+//! Simulators differ on what a queue limit admits, and a queue "of N packets" means
+//! different buffers in each; [`QueueLimits::counts_in_service`] says which convention a
+//! limit follows. Counting the frame on the wire (the default) is ns-2's `DropTail`: its
+//! `enque` drops when `q_->length() + 1 >= qlim_`, and the packet being sent has left
+//! `q_`, so at most `qlim_` packets are in the system. Not counting it is ns-3's
+//! `PointToPointNetDevice` with a `DropTailQueue` of `MaxSize` N: the packet being sent
+//! has been dequeued, and N more may wait.
 
 use std::collections::VecDeque;
 
@@ -14,12 +22,23 @@ use crate::time::SimTime;
 use crate::wire::PacketRef;
 
 /// How much a queue may hold; a frame that would exceed either limit is dropped.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueLimits {
     /// Most bytes (frame lengths) held at once, if limited.
     pub bytes: Option<u64>,
     /// Most frames held at once, if limited.
     pub frames: Option<u32>,
+    /// Whether the frame being sent counts toward the limits until its last bit leaves
+    /// (true: a limit is the switch's packet memory, and ns-2's convention) or only the
+    /// frames waiting behind it do (false: ns-3's). Occupancy statistics always count it.
+    pub counts_in_service: bool,
+}
+
+impl Default for QueueLimits {
+    /// No limit, counting the frame being sent.
+    fn default() -> Self {
+        QueueLimits { bytes: None, frames: None, counts_in_service: true }
+    }
 }
 
 /// A frame in a queue: its packet and its length (kept here so that accounting needs no
@@ -84,9 +103,14 @@ impl DropTailQueue {
         self.record(at);
     }
 
-    /// Whether a frame of `len` bytes fits under both limits at `now`.
+    /// Whether a frame of `len` bytes fits under both limits at `now`, counting the frame
+    /// being sent or not as the limits say.
     pub fn fits(&self, now: SimTime, len: u32) -> bool {
-        let (bytes, frames) = self.held_at(now);
+        let (bytes, frames) = if self.limits.counts_in_service {
+            self.held_at(now)
+        } else {
+            (self.waiting_bytes(), self.waiting.len() as u32)
+        };
         let bytes_ok = self.limits.bytes.is_none_or(|b| bytes + u64::from(len) <= b);
         let frames_ok = self.limits.frames.is_none_or(|f| frames < f);
         bytes_ok && frames_ok
@@ -197,9 +221,31 @@ mod tests {
         Queued { pkt: PacketRef(n), len }
     }
 
+    fn wire_bytes_now(on_wire: Option<(u32, u64)>) -> u64 {
+        on_wire.map_or(0, |(l, _)| u64::from(l))
+    }
+
+    #[test]
+    fn a_limit_of_n_frames_holds_n_in_all_or_n_waiting_behind_the_one_sent() {
+        // ns-2's DropTail with qlim_ 3 holds 3 packets in all; ns-3's queue of MaxSize 3
+        // holds 3 behind the one being sent.
+        for (counts_in_service, admitted, waiting) in [(true, 3, 2), (false, 4, 3)] {
+            let mut q = DropTailQueue::new(QueueLimits {
+                frames: Some(3),
+                counts_in_service,
+                ..QueueLimits::default()
+            });
+            q.enqueue(SimTime(0), frame(0, 64)).unwrap();
+            q.start_sending(SimTime(0), SimTime(1000));
+            let taken = (1..10).filter(|&n| q.enqueue(SimTime(1), frame(n, 64)).is_ok()).count() + 1;
+            assert_eq!(taken, admitted, "counts_in_service {counts_in_service}");
+            assert_eq!(q.held_at(SimTime(1000)).1, waiting, "once the frame on the wire has left");
+        }
+    }
+
     #[test]
     fn byte_limit_drops_the_frame_that_would_overflow() {
-        let mut q = DropTailQueue::new(QueueLimits { bytes: Some(3000), frames: None });
+        let mut q = DropTailQueue::new(QueueLimits { bytes: Some(3000), ..QueueLimits::default() });
         assert!(q.enqueue(SimTime(0), frame(0, 1500)).is_ok());
         assert!(q.enqueue(SimTime(0), frame(1, 1500)).is_ok());
         assert!(q.enqueue(SimTime(0), frame(2, 64)).is_err());
@@ -207,7 +253,7 @@ mod tests {
 
     #[test]
     fn the_frame_being_sent_holds_its_bytes_until_its_last_bit_leaves() {
-        let mut q = DropTailQueue::new(QueueLimits { bytes: Some(3000), frames: None });
+        let mut q = DropTailQueue::new(QueueLimits { bytes: Some(3000), ..QueueLimits::default() });
         q.enqueue(SimTime(0), frame(0, 1500)).unwrap();
         q.enqueue(SimTime(0), frame(1, 1500)).unwrap();
         q.start_sending(SimTime(0), SimTime(100));
@@ -221,7 +267,7 @@ mod tests {
 
     #[test]
     fn an_aborted_frame_leaves_the_buffer_at_once() {
-        let mut q = DropTailQueue::new(QueueLimits { bytes: None, frames: Some(1) });
+        let mut q = DropTailQueue::new(QueueLimits { frames: Some(1), ..QueueLimits::default() });
         q.enqueue(SimTime(0), frame(0, 64)).unwrap();
         q.start_sending(SimTime(0), SimTime(100));
         q.abort_leaving(SimTime(40));
@@ -230,14 +276,16 @@ mod tests {
 
     proptest! {
         /// Under any sequence of arrivals, transmissions and time steps: the limits hold at
-        /// every instant counting the frame on the wire, bytes are the sum of held frames,
-        /// and order is FIFO.
+        /// every instant counting the frame on the wire (or, with `counts_in_service` off,
+        /// the frames waiting behind it), bytes are the sum of held frames, and order is
+        /// FIFO.
         #[test]
-        fn limits_and_fifo_hold_counting_the_frame_on_the_wire(
+        fn limits_and_fifo_hold_under_either_convention(
             ops in proptest::collection::vec((0u8..3, 64u32..1518, 0u64..3000), 0..400),
-            byte_limit in 1518u64..20_000, frame_limit in 1u32..20)
+            byte_limit in 1518u64..20_000, frame_limit in 1u32..20, counts_in_service: bool)
         {
-            let mut q = DropTailQueue::new(QueueLimits { bytes: Some(byte_limit), frames: Some(frame_limit) });
+            let limits = QueueLimits { bytes: Some(byte_limit), frames: Some(frame_limit), counts_in_service };
+            let mut q = DropTailQueue::new(limits);
             let mut model: VecDeque<(u32, u32)> = VecDeque::new();
             let mut on_wire: Option<(u32, u64)> = None; // (len, last bit)
             let mut now = 0u64;
@@ -250,9 +298,12 @@ mod tests {
                 let wire_bytes = on_wire.map_or(0, |(l, _)| u64::from(l));
                 let held_bytes = model.iter().map(|&(_, l)| u64::from(l)).sum::<u64>() + wire_bytes;
                 let held_frames = model.len() as u32 + u32::from(on_wire.is_some());
+                let waiting_bytes = model.iter().map(|&(_, l)| u64::from(l)).sum::<u64>();
+                let (counted_bytes, counted_frames) =
+                    if counts_in_service { (held_bytes, held_frames) } else { (waiting_bytes, model.len() as u32) };
                 match op {
                     0 | 1 => {
-                        let fits = held_bytes + u64::from(len) <= byte_limit && held_frames < frame_limit;
+                        let fits = counted_bytes + u64::from(len) <= byte_limit && counted_frames < frame_limit;
                         prop_assert_eq!(q.enqueue(t, frame(i as u32, len)).is_ok(), fits);
                         if fits { model.push_back((i as u32, len)); }
                     }
@@ -267,10 +318,12 @@ mod tests {
                     }
                 }
                 let (b, f) = q.held_at(t);
-                prop_assert!(b <= byte_limit && f <= frame_limit);
+                let in_service = if counts_in_service { (0, 0) } else { (wire_bytes_now(on_wire), u32::from(on_wire.is_some())) };
+                prop_assert!(b <= byte_limit + in_service.0 && f <= frame_limit + in_service.1);
                 let wire_bytes = on_wire.map_or(0, |(l, _)| u64::from(l));
                 prop_assert_eq!(b, model.iter().map(|&(_, l)| u64::from(l)).sum::<u64>() + wire_bytes);
-                prop_assert!(q.bytes_level(t).max_until(t) <= byte_limit);
+                let in_service_allowance = if counts_in_service { 0 } else { 1518 };
+                prop_assert!(q.bytes_level(t).max_until(t) <= byte_limit + in_service_allowance);
             }
         }
     }

@@ -21,14 +21,14 @@ use crate::phy::{
 use crate::sim::{Flow, MeasureWindow, Network, Node, PortSeries, Subscriber, Trace};
 use crate::stats::SeriesLimits;
 use crate::time::{BitRate, Bytes, Duration, SimTime};
-use crate::transport::tcp::TcpConfig;
+use crate::transport::tcp::{TcpConfig, TcpProfile};
 use crate::wire::{ethernet, icmp, ip, mac_control, tcp, udp, Role as End};
 
 use super::error::ScenarioError;
 use super::schema::{
     AppSpec, BufferSpec, EeeSpec, EmptySpec, FlowDirection, HostSpec, LinkSpec, LossSpec, LpiPolicySpec,
     OnOffSpec, PhyType, PingSpec, PowerModelSpec, RatePolicySpec, RateSwitchingSpec, SaturatingSpec,
-    Scenario, SegmentSpec, SourceSpec, TcpBulkSpec, TcpSpec, UdpFileSpec,
+    Scenario, SegmentSpec, SourceSpec, TcpBulkSpec, TcpProfileName, TcpSpec, UdpFileSpec,
 };
 use super::topology::{Role, Topology};
 
@@ -977,7 +977,11 @@ fn buffer_limits(buf: &BufferSpec, path: &str, largest_frame: u64) -> Result<Que
     if buf.frames == Some(0) {
         return Err(ScenarioError::at(format!("{path}.frames"), "must hold at least 1 frame"));
     }
-    Ok(QueueLimits { bytes: buf.bytes.map(|b| b.0.get()), frames: buf.frames })
+    Ok(QueueLimits {
+        bytes: buf.bytes.map(|b| b.0.get()),
+        frames: buf.frames,
+        counts_in_service: buf.counts_in_service,
+    })
 }
 
 fn nodes(s: &Scenario, topo: &Topology) -> Result<Vec<Node>> {
@@ -1451,9 +1455,15 @@ fn bulk_times(t: &TcpBulkSpec, path: &str, s: &Scenario) -> Result<BulkTimes> {
 
 /// The TCP settings of an application, defaults filled in, each checked.
 fn tcp_config(spec: &TcpSpec, path: &str, path_mtu: u64) -> Result<TcpConfig> {
-    let d = TcpConfig::default();
+    let profile = match spec.profile {
+        None | Some(TcpProfileName::Rfc) => TcpProfile::Rfc,
+        Some(TcpProfileName::Linux) => TcpProfile::Linux,
+        Some(TcpProfileName::Ns3) => TcpProfile::Ns3,
+        Some(TcpProfileName::Ns2) => TcpProfile::Ns2,
+    };
+    let d = profile.defaults();
     let max_mss = tcp::mss_for_mtu(path_mtu);
-    let mss = spec.mss.map_or(max_mss, |m| m.0.get());
+    let mss = spec.mss.map_or(profile.default_mss(max_mss), |m| m.0.get());
     if mss == 0 || mss > max_mss {
         return Err(ScenarioError::at(
             format!("{path}.mss"),
@@ -1495,12 +1505,26 @@ fn tcp_config(spec: &TcpSpec, path: &str, path_mtu: u64) -> Result<TcpConfig> {
             d.delayed_ack_timeout,
         )?,
         dupack_threshold: at_least_one(spec.dupack_threshold, "dupack_threshold", d.dupack_threshold)?,
+        limited_transmit: spec.limited_transmit.unwrap_or(d.limited_transmit),
         nagle: spec.nagle.unwrap_or(d.nagle),
         sack: spec.sack.unwrap_or(d.sack),
         window_scaling: spec.window_scaling.unwrap_or(d.window_scaling),
         send_buffer: spec.send_buffer.map_or(d.send_buffer, |b| b.0.get()),
         receive_buffer: spec.receive_buffer.map_or(d.receive_buffer, |b| b.0.get()),
+        // 0: no limit (a profile that sets one, ns2, can be lifted).
+        window_limit: spec.window_limit.unwrap_or(d.window_limit),
+        clock_granularity: positive(spec.clock_granularity, "clock_granularity", d.clock_granularity)?,
+        profile,
     };
+    // Asked for explicitly, Limited Transmit under a one-segment window is a contradiction;
+    // left at its default, it simply never finds room to send.
+    if spec.limited_transmit == Some(true) && cfg.window_limit == 1 {
+        return Err(ScenarioError::at(
+            format!("{path}.limited_transmit"),
+            "cannot send under a window limit of one segment (one segment outstanding brings no \
+             duplicate ACKs); expected limited_transmit = false or a window_limit of at least 2",
+        ));
+    }
     if cfg.rto_max < cfg.rto_min {
         return Err(ScenarioError::at(
             format!("{path}.rto_max"),
@@ -1689,7 +1713,11 @@ mod tests {
         wide.switches = vec![
             crate::scenario::schema::SwitchSpec {
                 name: "s".into(),
-                port_buffer: crate::scenario::schema::BufferSpec { bytes: None, frames: Some(1) },
+                port_buffer: crate::scenario::schema::BufferSpec {
+                    bytes: None,
+                    frames: Some(1),
+                    counts_in_service: true
+                },
                 pause: crate::scenario::schema::SwitchPauseSpec::default(),
             };
             5_000

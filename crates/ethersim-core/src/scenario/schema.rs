@@ -401,7 +401,7 @@ pub struct SwitchSpec {
 }
 
 fn default_port_buffer() -> BufferSpec {
-    BufferSpec { bytes: Some(SizeSpec(Bytes(1 << 20))), frames: None }
+    BufferSpec { bytes: Some(SizeSpec(Bytes(1 << 20))), frames: None, counts_in_service: true }
 }
 
 /// Limits of one output queue; a frame that would exceed either is dropped (drop-tail).
@@ -415,6 +415,13 @@ pub struct BufferSpec {
     /// Most frames held at once.
     #[serde(default)]
     pub frames: Option<u32>,
+    /// Whether the frame being sent counts toward the limits until its last bit has left.
+    /// true (default): the limits are the port's packet memory; `frames = N` is also
+    /// ns-2's `DropTail` with `limit_` N (N packets in all). false: only the frames
+    /// waiting behind it count; `frames = N` is ns-3's `DropTailQueue` with `MaxSize` N
+    /// on a point-to-point device (N waiting, one more being sent).
+    #[serde(default = "yes")]
+    pub counts_in_service: bool,
 }
 
 /// A full-duplex point-to-point link; each direction has the same rate and delay.
@@ -1032,11 +1039,31 @@ pub struct TcpBulkSpec {
     pub tcp: TcpSpec,
 }
 
+/// Whose defaults a TCP application's unset settings take (docs/tcp.md lists each
+/// profile's values and their sources).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TcpProfileName {
+    /// The RFCs' defaults: ethersim's own.
+    Rfc,
+    /// Linux 6.12's defaults.
+    Linux,
+    /// ns-3.48's TcpSocket and TcpSocketBase attribute defaults.
+    Ns3,
+    /// ns-2.30's Agent/TCP/Newreno with Agent/TCPSink.
+    Ns2,
+}
+
 /// TCP settings; each is optional and has the default stated, with the document that
-/// sets it.
+/// sets it, unless `profile` names another implementation's defaults.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
+    /// Whose defaults the settings left out take: `rfc` (the default: the RFCs'), `linux`,
+    /// `ns3` or `ns2`. A setting given here overrides its profile's value. The profile in
+    /// force is in the flow's summary (`tcp_profile`).
+    #[serde(default)]
+    pub profile: Option<TcpProfileName>,
     /// Maximum segment size (payload per segment). Default: the path MTU less 40 B of
     /// IPv4 and TCP headers (RFC 9293 section 3.7.1): 1460 B on a 1500 B MTU.
     #[serde(default)]
@@ -1068,6 +1095,12 @@ pub struct TcpSpec {
     /// Duplicate ACKs that trigger fast retransmit. Default 3 (RFC 5681 section 3.2).
     #[serde(default)]
     pub dupack_threshold: Option<u32>,
+    /// Limited Transmit (RFC 3042): one new segment beyond the congestion window on each
+    /// of the first two duplicate ACKs, so that a small window still brings the duplicate
+    /// ACKs fast retransmit needs (RFC 5681 section 3.2: SHOULD; ns-3, ns-2 and Linux do
+    /// it). Default true.
+    #[serde(default)]
+    pub limited_transmit: Option<bool>,
     /// Nagle's algorithm (RFC 9293 section 3.7.4). Default true.
     #[serde(default)]
     pub nagle: Option<bool>,
@@ -1085,6 +1118,15 @@ pub struct TcpSpec {
     /// maximum).
     #[serde(default)]
     pub receive_buffer: Option<SizeSpec>,
+    /// A sender-side cap on the segments outstanding, whatever the receiver offers (ns-2's
+    /// `window_`); 0 for none. Default: none (the `ns2` profile: 20).
+    #[serde(default)]
+    pub window_limit: Option<u32>,
+    /// The clock granularity G of the retransmission timeout, RTO = SRTT + max(G,
+    /// 4·RTTVAR) (RFC 6298 section 2). Default 1 ps, ethersim's clock (`linux` and
+    /// `ns3`: 1 ms; `ns2`: 10 ms, its `tcpTick_`).
+    #[serde(default)]
+    pub clock_granularity: Option<DurationSpec>,
 }
 
 const fn default_ping_payload() -> SizeSpec {

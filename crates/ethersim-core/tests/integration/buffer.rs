@@ -99,3 +99,32 @@ fn ten_thousand_idle_flows_fit_in_a_few_megabytes() {
     eprintln!("{per_flow} B per idle flow ({} B in all)", info.bytes_current);
     assert!(per_flow < 2_000, "{per_flow} B per idle flow ({} B in all)", info.bytes_current);
 }
+
+/// A burst from a 1 Gb/s host into a 100 Mb/s port whose buffer is `frames` frames,
+/// counting the frame being sent or not.
+fn burst_into(frames: u32, counts_in_service: bool) -> ethersim_core::sim::PortResult {
+    let mut s = String::from("duration = \"5 ms\"\n[[hosts]]\nname = \"a\"\n[[hosts]]\nname = \"b\"\n");
+    s += &format!(
+        "[[switches]]\nname = \"s\"\nport_buffer = {{ frames = {frames}, counts_in_service = {counts_in_service} }}\n"
+    );
+    s += "[[links]]\nbetween = [\"a\", \"s\"]\nrate = \"1 Gb/s\"\n";
+    s += "[[links]]\nbetween = [\"s\", \"b\"]\nrate = \"100 Mb/s\"\n";
+    s += "[[apps]]\nkind = \"udp_file\"\nfrom = \"a\"\nto = \"b\"\nsize = \"100 kB\"\n";
+    let report = ethersim_core::run_text(&s, &[], None).unwrap();
+    report.summary.ports.into_iter().find(|p| p.node == "s" && p.peer == "b").unwrap()
+}
+
+/// ns-2's DropTail with `limit_` N holds N packets in all (it drops when the queue's
+/// length + 1 reaches the limit, and the packet on the link has left the queue); ns-3's
+/// DropTailQueue of MaxSize N holds N waiting behind the one being sent. A burst that
+/// overruns the port fills it to exactly that.
+#[test]
+fn a_frame_limit_holds_n_in_all_or_n_behind_the_frame_being_sent() {
+    for n in [2, 5, 9] {
+        let ns2 = burst_into(n, true);
+        let ns3 = burst_into(n, false);
+        assert_eq!(ns2.max_queue_frames, u64::from(n), "counting the frame being sent");
+        assert_eq!(ns3.max_queue_frames, u64::from(n) + 1, "N waiting and one being sent");
+        assert!(ns2.drops > ns3.drops && ns3.drops > 0, "{} vs {} drops", ns2.drops, ns3.drops);
+    }
+}

@@ -280,3 +280,71 @@ fn two_flows_sharing_a_bottleneck_split_it_fairly_and_fill_it() {
     assert!((total / (100e6 * 1460.0 / LINE_BYTES) - 1.0).abs() < 0.01, "{total}");
     assert!(jain > 0.95, "{x:?}: Jain's index {jain}");
 }
+
+#[test]
+fn limited_transmit_keeps_a_flow_through_a_two_frame_buffer_out_of_timeouts() {
+    // The capacity-scaling study's small-RTT cell: a 10 Mb/s bottleneck whose buffer holds
+    // two frames, fed at 100 Mb/s, RTT about 1 ms. Its window is a few segments, so
+    // without Limited Transmit (RFC 3042) a loss seldom brings three duplicate ACKs and
+    // waits out the timer; with it, the two extra segments bring them.
+    let run = |lt: bool, delayed_ack: bool| {
+        let app = format!(
+            "kind = \"tcp_bulk\"\nstop = \"30 s\"\nmeasure_from = \"1 s\"\n\
+             tcp = {{ rto_min = \"200 ms\", limited_transmit = {lt}, delayed_ack = {delayed_ack} }}"
+        );
+        let report = run_text(&path("100 Mb/s", "10 Mb/s", "250 us", 2, &app, ""), &[], None).unwrap();
+        let f = flow(&report);
+        let counts = (count(f, "fast_retransmits"), count(f, "timeouts"), count(f, "limited_transmits"));
+        (num(f, "window_goodput_bps"), counts)
+    };
+    let framing_limit = 10e6 * 1460.0 / LINE_BYTES;
+    // Delayed ACKs (the default): each ACK releases two segments back to back at
+    // 100 Mb/s and the second finds the one waiting place taken, so losses are frequent
+    // and the window stays at a few segments.
+    let (without, (fr0, to0, lt0)) = run(false, true);
+    let (with, (fr1, to1, lt1)) = run(true, true);
+    eprintln!("two frames: without {without} ({fr0} fast, {to0} timeouts), with {with} ({fr1} fast, {to1} timeouts, {lt1} limited)");
+    assert_eq!(lt0, 0);
+    assert!(to0 > 100 && fr0 < to0 / 10, "without: {fr0} fast retransmits, {to0} timeouts");
+    assert!(lt1 > 0 && fr1 > 100 && to1 == 0, "with: {fr1} fast retransmits, {to1} timeouts");
+    assert!(with > 10.0 * without, "{with} against {without}");
+    // ACKing every segment (as ns-2's TCPSink does), each ACK releases one segment: the
+    // flow keeps most of the framing limit, its losses repaired by fast retransmit.
+    let (every, (fr2, to2, _)) = run(true, false);
+    eprintln!("two frames, an ACK per segment: {every} ({fr2} fast, {to2} timeouts)");
+    assert!(fr2 > 100 * to2.max(1), "{fr2} fast retransmits, {to2} timeouts");
+    assert!(every >= 0.85 * framing_limit, "{every} against the framing limit {framing_limit}");
+}
+
+#[test]
+fn the_ns2_profile_is_window_limited_to_twenty_packets_of_1000_bytes() {
+    // ns-2's Agent/TCP window_ (20 packets) of packetSize_ (1000 B), every packet ACKed:
+    // on a long, fast path the flow carries one window per round trip, W·MSS/RTT.
+    let app = "kind = \"tcp_bulk\"\nstop = \"41 s\"\nmeasure_from = \"1 s\"\ntcp = { profile = \"ns2\" }";
+    let report = run_text(&path("100 Mb/s", "100 Mb/s", "25 ms", 1000, app, ""), &[], None).unwrap();
+    let v = serde_json::to_value(&report.summary).unwrap();
+    let f = v["flows"][0].as_object().unwrap();
+    assert_eq!(f["tcp_profile"], "ns2");
+    assert_eq!(f["mss"], 1000);
+    // A 1000 B segment is a 1058 B frame (40 B of IPv4 and TCP, 18 of Ethernet) and
+    // 1078 B of line time; an ACK 84 B. Two store-and-forward hops each way.
+    let rate = 100e6;
+    let rtt = 2.0 * 1078.0 * 8.0 / rate + 2.0 * 84.0 * 8.0 / rate + 4.0 * 25e-3;
+    let expected = 20.0 * 1000.0 * 8.0 / rtt;
+    let goodput = f["window_goodput_bps"].as_f64().unwrap();
+    eprintln!("ns2 window: {goodput} expected {expected}");
+    assert!((goodput / expected - 1.0).abs() < 0.002, "{goodput} vs {expected}");
+    assert_eq!(f["retransmissions"], 0);
+}
+
+#[test]
+fn a_window_limit_of_zero_lifts_the_ns2_profiles_cap() {
+    // The same path as above: ns-2's 20 packets hold the flow to W·MSS/RTT; with the cap
+    // lifted the window grows until the 100 Mb/s path is full.
+    let app = "kind = \"tcp_bulk\"\nstop = \"41 s\"\nmeasure_from = \"1 s\"\ntcp = { profile = \"ns2\", window_limit = 0 }";
+    let report = run_text(&path("100 Mb/s", "100 Mb/s", "25 ms", 1000, app, ""), &[], None).unwrap();
+    let v = serde_json::to_value(&report.summary).unwrap();
+    let goodput = v["flows"][0]["window_goodput_bps"].as_f64().unwrap();
+    let capped = 20.0 * 1000.0 * 8.0 / 0.1;
+    assert!(goodput > 5.0 * capped, "{goodput} b/s against the capped {capped}");
+}

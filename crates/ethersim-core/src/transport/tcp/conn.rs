@@ -20,7 +20,8 @@
 //!   data, for data that fills a hole, for a FIN, and for an unacceptable segment
 //!   (RFC 5681 section 4.2, RFC 9293 section 3.10.7.4); receiver-side silly window
 //!   avoidance for window updates (RFC 9293 section 3.8.6.2.2);
-//! * loss recovery: duplicate ACKs as RFC 5681 section 2 defines them; fast retransmit
+//! * loss recovery: duplicate ACKs as RFC 5681 section 2 defines them; Limited Transmit
+//!   (RFC 3042: one new segment beyond cwnd on each of the first two); fast retransmit
 //!   and NewReno fast recovery with partial ACKs (RFC 6582 section 3.2, resetting the
 //!   timer on the first partial ACK only, the "Impatient" variant of section 4.1); with
 //!   SACK negotiated, RFC 6675 recovery (IsLost, pipe, NextSeg rules 1 to 4 with one
@@ -30,8 +31,7 @@
 //!   never given up while the peer answers with a closed window (RFC 1122 4.2.2.17);
 //! * congestion control behind [`CongestionControl`].
 //!
-//! Not modelled: timestamps (RFC 7323 section 3), limited transmit (RFC 3042), restart
-//! after idle (RFC 5681 section 4.1), urgent data, simultaneous open, and the 2·MSL wait
+//! Not modelled: timestamps (RFC 7323 section 3), restart after idle (RFC 5681 section 4.1), urgent data, simultaneous open, and the 2·MSL wait
 //! of TIME-WAIT (the end stays in TIME-WAIT, answering a retransmitted FIN, until the
 //! run ends).
 
@@ -151,6 +151,9 @@ pub struct TcpStats {
     pub timeouts: u64,
     /// Fast retransmits (entries into loss recovery by duplicate ACKs).
     pub fast_retransmits: u64,
+    /// Segments of new data sent by Limited Transmit (RFC 3042) beyond the congestion
+    /// window on the first two duplicate ACKs.
+    pub limited_transmits: u64,
     /// Partial ACKs during recovery.
     pub partial_acks: u64,
     /// Duplicate ACKs received (RFC 5681 section 2).
@@ -231,10 +234,15 @@ pub struct Connection<C: CongestionControl = BuiltinCc> {
     aborted: bool,
     // Send side.
     smss: u64,
+    /// The window limit in bytes (`window_limit` segments of SMSS), `u64::MAX` for none.
+    window_cap: u64,
     snd_una: u64,
     snd_nxt: u64,
     snd_max: u64,
     snd_wnd: u64,
+    /// `snd_wnd` within `window_cap`: the window the send path fills, kept with every
+    /// change of either so that sending reads one field.
+    send_wnd: u64,
     snd_wl1: u64,
     snd_wl2: u64,
     /// Shift applied to windows the peer sends (its announced shift).
@@ -249,6 +257,12 @@ pub struct Connection<C: CongestionControl = BuiltinCc> {
     in_recovery: bool,
     recover: u64,
     dupacks: u32,
+    /// `snd_max` when the first of the current duplicate ACKs arrived.
+    dup_snd_max: u64,
+    /// What Limited Transmit adds to cwnd for new data now (RFC 3042 section 2): set on
+    /// each duplicate ACK, cleared by the next new ACK, by recovery and by a timeout, so
+    /// that the send path reads one field.
+    lt_allowance: u64,
     partial_seen: bool,
     retransmit_head: bool,
     high_rxt: u64,
@@ -294,14 +308,21 @@ impl<C: CongestionControl> Connection<C> {
         let smss = u64::from(cfg.mss);
         Connection {
             cc: make_cc(cfg.initial_window_bytes(smss)),
-            rtt: RttEstimator::new(cfg.rto_min, cfg.rto_max, cfg.rto_initial),
+            rtt: RttEstimator::with_granularity(
+                cfg.rto_min,
+                cfg.rto_max,
+                cfg.rto_initial,
+                cfg.clock_granularity,
+            ),
             state,
             aborted: false,
             smss,
+            window_cap: Self::window_cap(&cfg, smss),
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
             snd_wnd: 0,
+            send_wnd: 0,
             snd_wl1: 0,
             snd_wl2: 0,
             snd_shift: 0,
@@ -314,6 +335,8 @@ impl<C: CongestionControl> Connection<C> {
             in_recovery: false,
             recover: 1,
             dupacks: 0,
+            dup_snd_max: 0,
+            lt_allowance: 0,
             partial_seen: false,
             retransmit_head: false,
             high_rxt: 0,
@@ -393,6 +416,10 @@ impl<C: CongestionControl> Connection<C> {
     /// FlightSize: sent and not cumulatively acknowledged, bytes (RFC 5681 section 2).
     pub fn flight_size(&self) -> u64 {
         self.snd_max - self.snd_una
+    }
+    /// The connection's settings.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
     }
     /// Whether loss recovery is under way.
     pub fn in_recovery(&self) -> bool {
@@ -565,6 +592,10 @@ impl<C: CongestionControl> Connection<C> {
                 self.snd_nxt = 0;
             }
             _ => {
+                if self.lt_allowance != 0 {
+                    self.count_limited_transmits();
+                    self.lt_allowance = 0;
+                }
                 let flight = self.flight_size();
                 self.cc.on_timeout(flight, self.smss, self.retries == 1);
                 // RFC 6582 section 4: dup ACKs for data sent before the timeout must
@@ -662,6 +693,8 @@ impl<C: CongestionControl> Connection<C> {
         self.rcv.advance_control();
         let peer_mss = if h.mss == 0 { DEFAULT_PEER_MSS } else { u64::from(h.mss) };
         self.smss = self.smss.min(peer_mss);
+        self.window_cap = Self::window_cap(&self.cfg, self.smss);
+        self.set_snd_wnd(self.snd_wnd);
         // Scaling is used only if both sides offer it (RFC 7323 section 2.2).
         if let (Some(theirs), Some(ours)) = (h.window_shift, self.cfg.window_shift()) {
             self.snd_shift = theirs.min(crate::wire::tcp::MAX_WINDOW_SHIFT);
@@ -674,7 +707,7 @@ impl<C: CongestionControl> Connection<C> {
         }
         self.sack_ok = self.cfg.sack && h.sack_permitted;
         // The window in a SYN is never scaled (RFC 7323 section 2.2).
-        self.snd_wnd = u64::from(h.window);
+        self.set_snd_wnd(u64::from(h.window));
         self.snd_wl1 = seg.seq;
         self.snd_wl2 = h.ack;
     }
@@ -694,13 +727,14 @@ impl<C: CongestionControl> Connection<C> {
         }
         if self.syn_retransmitted && self.rtt.srtt().is_none() {
             // RFC 6298 section 5.7: a SYN that timed out leaves an RTO of at least 3 s.
-            self.rtt = RttEstimator::new(
+            self.rtt = RttEstimator::with_granularity(
                 self.cfg.rto_min,
                 self.cfg.rto_max,
                 self.cfg.rto_initial.max(Duration::from_secs(3)),
+                self.cfg.clock_granularity,
             );
         }
-        self.snd_wnd = self.scaled_window(seg);
+        self.set_snd_wnd(self.scaled_window(seg));
         self.snd_wl1 = seg.seq;
         self.snd_wl2 = seg.header.ack;
     }
@@ -744,7 +778,7 @@ impl<C: CongestionControl> Connection<C> {
         }
         // RFC 9293 section 3.10.7.4: update the window from the newest segment.
         if self.snd_wl1 < seg.seq || (self.snd_wl1 == seg.seq && self.snd_wl2 <= ack) {
-            self.snd_wnd = window;
+            self.set_snd_wnd(window);
             self.snd_wl1 = seg.seq;
             self.snd_wl2 = ack;
         }
@@ -752,6 +786,11 @@ impl<C: CongestionControl> Connection<C> {
     }
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
+        if self.lt_allowance != 0 {
+            // Duplicate ACKs that led to no recovery: count what Limited Transmit sent.
+            self.count_limited_transmits();
+            self.lt_allowance = 0;
+        }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -810,6 +849,9 @@ impl<C: CongestionControl> Connection<C> {
 
     fn on_dupack(&mut self) {
         self.dupacks += 1;
+        if self.dupacks == 1 {
+            self.dup_snd_max = self.snd_max;
+        }
         self.stats.dup_acks += 1;
         if self.in_recovery {
             if !self.sack_ok {
@@ -828,10 +870,14 @@ impl<C: CongestionControl> Connection<C> {
             self.partial_seen = false;
             self.high_rxt = self.snd_una;
             self.rescue_rxt = None;
-            let flight = self.flight_size();
+            // RFC 5681 section 3.2 step 2: what Limited Transmit sent is left out.
+            let flight = self.flight_size() - self.count_limited_transmits();
             self.cc.on_enter_recovery(flight, self.smss, self.sack_ok);
             self.stats.fast_retransmits += 1;
             self.retransmit_head = true;
+            self.lt_allowance = 0;
+        } else {
+            self.lt_allowance = self.limited_transmit_allowance();
         }
     }
 
@@ -1005,8 +1051,8 @@ impl<C: CongestionControl> Connection<C> {
             return self.plan_sack_recovery(data_end);
         }
         let outstanding = self.snd_nxt - self.snd_una;
-        let cwnd = self.cc.cwnd();
-        let wnd_end = self.snd_una + cwnd.min(self.snd_wnd);
+        let cwnd = self.cc.cwnd() + self.lt_allowance;
+        let wnd_end = self.snd_una + cwnd.min(self.send_wnd);
         let usable = wnd_end.saturating_sub(self.snd_nxt);
         let available = data_end.saturating_sub(self.snd_nxt);
         let len = self.smss.min(available).min(usable);
@@ -1023,6 +1069,56 @@ impl<C: CongestionControl> Connection<C> {
             return Some(Plan::Fin { seq: data_end });
         }
         None
+    }
+
+    /// Sets the peer's window, and the window the sender may fill: the peer's within the
+    /// configured window limit (ns-2's `window_`, in segments).
+    fn set_snd_wnd(&mut self, window: u64) {
+        self.snd_wnd = window;
+        self.send_wnd = window.min(self.window_cap);
+    }
+
+    /// `window_limit` segments of `smss` bytes, or `u64::MAX` for no limit.
+    fn window_cap(cfg: &TcpConfig, smss: u64) -> u64 {
+        if cfg.window_limit == 0 {
+            u64::MAX
+        } else {
+            u64::from(cfg.window_limit) * smss
+        }
+    }
+
+    /// The bytes Limited Transmit sent in this run of duplicate ACKs, counted into the
+    /// statistics: the new data sent since the first of them that lies beyond cwnd
+    /// (duplicate ACKs move neither `snd_una` nor cwnd, and only Limited Transmit sends
+    /// past cwnd).
+    #[cold]
+    fn count_limited_transmits(&mut self) -> u64 {
+        if !self.cfg.limited_transmit {
+            return 0;
+        }
+        let sent = self.snd_max - self.dup_snd_max;
+        let beyond = self.flight_size().saturating_sub(self.cc.cwnd()).min(sent);
+        self.stats.limited_transmits += beyond.div_ceil(self.smss);
+        beyond
+    }
+
+    /// What Limited Transmit (RFC 3042 section 2) adds to cwnd for new data: one SMSS
+    /// per duplicate ACK, for the first two and below the fast-retransmit threshold,
+    /// outside recovery, and only while no data is being sent again (after a timeout the
+    /// sender goes back over old data, which Limited Transmit never sends). The peer's
+    /// window still limits the segment (RFC 3042 condition (a)); the allowance vanishes
+    /// with the next new ACK, so outstanding data stays within cwnd + 2·SMSS (condition
+    /// (b)) and cwnd itself never changes.
+    fn limited_transmit_allowance(&self) -> u64 {
+        if !self.cfg.limited_transmit
+            || self.in_recovery
+            || self.dupacks == 0
+            || self.dupacks >= self.cfg.dupack_threshold
+            || self.snd_nxt != self.snd_max
+        {
+            return 0;
+        }
+        u64::from(self.dupacks.min(2)) * self.smss
     }
 
     /// The segment starting at `seq` of at most `max` bytes, FIN attached when it ends
@@ -1053,7 +1149,7 @@ impl<C: CongestionControl> Connection<C> {
         }
         // Rule 2: new data, within the peer's window.
         let available = data_end.saturating_sub(self.snd_max);
-        let wnd_room = (self.snd_una + self.snd_wnd).saturating_sub(self.snd_max);
+        let wnd_room = (self.snd_una + self.send_wnd).saturating_sub(self.snd_max);
         let len = self.smss.min(available).min(wnd_room);
         if len > 0 && self.snd_nxt == self.snd_max {
             return Some(self.segment_at(self.snd_max, len, data_end));

@@ -17,6 +17,6 @@ pub mod scoreboard;
 mod tests;
 
 pub use cc::{BuiltinCc, CongestionControl, NewReno};
-pub use config::TcpConfig;
+pub use config::{TcpConfig, TcpProfile};
 pub use conn::{Connection, Plan, Segment, State, TcpSeries, TcpStats};
 pub use rtt::RttEstimator;

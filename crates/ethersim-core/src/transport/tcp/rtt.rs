@@ -2,14 +2,13 @@
 //!
 //! Samples come from one timed segment at a time and never from a retransmitted one
 //! (Karn's rule, RFC 6298 section 3); the connection decides what to time. Time is in
-//! integer picoseconds, so the clock granularity G of RFC 6298 section 2 is 1 ps.
+//! integer picoseconds, so the clock granularity G of RFC 6298 section 2 is 1 ps unless
+//! the connection's settings give a stack's tick.
 
 use crate::time::Duration;
 
 /// K of RFC 6298 section 2.
 const K: u64 = 4;
-/// The clock granularity G: one picosecond.
-const G: Duration = Duration(1);
 
 /// SRTT, RTTVAR and the retransmission timeout with its back-off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,13 +19,34 @@ pub struct RttEstimator {
     min: Duration,
     max: Duration,
     initial: Duration,
+    /// The clock granularity G.
+    granularity: Duration,
+    /// The current timeout, kept up to date by every sample and back-off (the only
+    /// changes that move it), so that restarting the timer on each ACK reads one field.
+    rto: Duration,
 }
 
 impl RttEstimator {
     /// An estimator with no sample yet, with RTO bounds `min` and `max` and the RTO
     /// `initial` used before the first sample.
     pub fn new(min: Duration, max: Duration, initial: Duration) -> Self {
-        RttEstimator { srtt: None, rttvar: Duration::ZERO, backoff: 0, min, max, initial }
+        Self::with_granularity(min, max, initial, Duration(1))
+    }
+
+    /// As [`RttEstimator::new`], with a clock granularity G other than 1 ps.
+    pub fn with_granularity(min: Duration, max: Duration, initial: Duration, granularity: Duration) -> Self {
+        let mut e = RttEstimator {
+            srtt: None,
+            rttvar: Duration::ZERO,
+            backoff: 0,
+            min,
+            max,
+            initial,
+            granularity,
+            rto: initial,
+        };
+        e.rto = e.backed_off_rto();
+        e
     }
 
     /// A new measurement `r` (RFC 6298 sections 2.2 and 2.3, α = 1/8, β = 1/4). A valid
@@ -45,6 +65,7 @@ impl RttEstimator {
             }
         }
         self.backoff = 0;
+        self.rto = self.backed_off_rto();
     }
 
     /// The timeout without back-off: `SRTT + max(G, K·RTTVAR)` bounded by the minimum and
@@ -53,7 +74,7 @@ impl RttEstimator {
         match self.srtt {
             None => self.initial,
             Some(srtt) => {
-                let rto = Duration(srtt.0 + G.0.max(K * self.rttvar.0));
+                let rto = Duration(srtt.0 + self.granularity.0.max(K * self.rttvar.0));
                 rto.max(self.min).min(self.max)
             }
         }
@@ -62,6 +83,10 @@ impl RttEstimator {
     /// The current timeout: the base doubled once per back-off, at most the maximum
     /// (section 5.5).
     pub fn rto(&self) -> Duration {
+        self.rto
+    }
+
+    fn backed_off_rto(&self) -> Duration {
         let base = self.base_rto();
         let doubled = base.0.checked_shl(self.backoff).filter(|v| v >> self.backoff == base.0);
         Duration(doubled.unwrap_or(u64::MAX).min(self.max.0.max(base.0)))
@@ -70,6 +95,7 @@ impl RttEstimator {
     /// The timer expired: double the timeout (section 5.5).
     pub fn back_off(&mut self) {
         self.backoff = self.backoff.saturating_add(1);
+        self.rto = self.backed_off_rto();
     }
 
     /// Back-offs since the last valid sample.

@@ -44,6 +44,9 @@ struct Pair {
     /// Every segment sent: (instant, from client, segment, dropped).
     log: Vec<(SimTime, bool, Segment, bool)>,
     snaps: Vec<Snap>,
+    /// Every segment delivered to the client, with the range of `log` it answered with
+    /// (what the client sent in response to that one input).
+    client_inputs: Vec<(Segment, std::ops::Range<usize>)>,
     file: u64,
     written: u64,
     server_reads: bool,
@@ -64,6 +67,7 @@ impl Pair {
             random_loss: None,
             log: Vec::new(),
             snaps: Vec::new(),
+            client_inputs: Vec::new(),
             file,
             written: 0,
             server_reads: true,
@@ -153,7 +157,11 @@ impl Pair {
                     self.client.on_segment(self.now, &seg);
                 }
                 self.snap();
+                let before = self.log.len();
                 self.emit();
+                if !to_server {
+                    self.client_inputs.push((seg, before..self.log.len()));
+                }
                 self.snap();
             }
         }
@@ -220,7 +228,9 @@ fn one_loss_is_repaired_by_fast_retransmit_without_a_timeout() {
     // RFC 5681 3.2: ssthresh = max(FlightSize/2, 2·SMSS) on entry; cwnd = ssthresh + 3·SMSS.
     let i = p.snaps.iter().position(|s| s.in_recovery).expect("recovery entered");
     let (before, entry) = (p.snaps[i - 1], p.snaps[i]);
-    assert_eq!(entry.ssthresh, (before.flight / 2).max(2 * MSS));
+    // Limited Transmit's segments (RFC 3042) are left out of FlightSize (step 2).
+    let limited = p.client.stats().limited_transmits * MSS;
+    assert_eq!(entry.ssthresh, ((before.flight - limited) / 2).max(2 * MSS));
     // The retransmission went out at once, at the first unacknowledged byte.
     let lost = p.client_data().find(|l| l.3).expect("a drop").2.seq;
     let again: Vec<_> = p.client_data().filter(|l| l.2.seq == lost).collect();
@@ -583,4 +593,91 @@ proptest::proptest! {
         proptest::prop_assert_eq!(p.client.state(), State::TimeWait);
         proptest::prop_assert_eq!(p.server.state(), State::Closed);
     }
+}
+
+/// What the client sent in answer to each duplicate ACK of `ack` (the ACKs after the
+/// first that carry it): its data segments as (seq, len), and its state after each.
+fn answers_to_duplicates(p: &Pair, ack: u64) -> Vec<Vec<(u64, u32)>> {
+    p.client_inputs
+        .iter()
+        .filter(|(seg, _)| seg.len == 0 && seg.header.ack == ack)
+        .skip(1)
+        .map(|(_, range)| {
+            p.log[range.clone()].iter().filter(|l| l.1 && l.2.len > 0).map(|l| (l.2.seq, l.2.len)).collect()
+        })
+        .collect()
+}
+
+/// A window of four segments whose second is lost, ACKed one for one (no delayed ACKs,
+/// so each arriving segment brings exactly one ACK).
+fn small_window_loss(limited_transmit: bool) -> Pair {
+    let c = TcpConfig { initial_window: 4, delayed_ack: false, limited_transmit, ..cfg() };
+    let mut p = Pair::new(c, c, 30_000, ms(10));
+    p.drop_data = vec![2];
+    p.run(SimTime::END);
+    p
+}
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicate_acks() {
+    let p = small_window_loss(true);
+    let lost = 1 + MSS;
+    let answers = answers_to_duplicates(&p, lost);
+    // The new ACK of the first segment opened slow start to 5 segments: 4001 and 5001
+    // went out then, so the highest byte sent before the duplicates is 6001.
+    // RFC 3042 section 2: one segment of previously unsent data per duplicate ACK...
+    assert_eq!(answers[0], vec![(6001, MSS as u32)]);
+    assert_eq!(answers[1], vec![(7001, MSS as u32)]);
+    // ...and on the third, no new data: the fast retransmit of the lost segment.
+    assert_eq!(answers[2], vec![(lost, MSS as u32)]);
+    // cwnd is unchanged by the first two (5 segments after the one new ACK) and
+    // recovery starts on the third, with the two Limited Transmit segments left out of
+    // FlightSize (RFC 5681 section 3.2 step 2): 7 outstanding, 5 counted.
+    let entry = p.snaps.iter().find(|s| s.in_recovery).expect("recovery");
+    let before = p.snaps.iter().rev().find(|s| s.at <= entry.at && !s.in_recovery).unwrap();
+    assert_eq!(before.cwnd, 5 * MSS);
+    assert_eq!(entry.ssthresh, (5 * MSS / 2).max(2 * MSS));
+    let s = p.client.stats();
+    assert_eq!((s.limited_transmits, s.fast_retransmits, s.timeouts), (2, 1, 0));
+    assert_eq!(p.server.read_total(), 30_000);
+}
+
+#[test]
+fn without_limited_transmit_the_first_two_duplicate_acks_send_nothing() {
+    let p = small_window_loss(false);
+    let answers = answers_to_duplicates(&p, 1 + MSS);
+    assert_eq!(answers[..2], [vec![], vec![]]);
+    assert_eq!(answers[2], vec![(1 + MSS, MSS as u32)], "fast retransmit on the third");
+    let s = p.client.stats();
+    assert_eq!((s.limited_transmits, s.fast_retransmits), (0, 1));
+}
+
+#[test]
+fn limited_transmit_turns_a_timeout_into_a_fast_retransmit_in_a_window_of_three() {
+    // A window of three segments, the first lost: without Limited Transmit only two
+    // duplicate ACKs can come and the loss waits out the timer; with it, the two new
+    // segments bring the third duplicate ACK (RFC 3042 section 1).
+    let run = |lt: bool| {
+        let c = TcpConfig { initial_window: 3, delayed_ack: false, limited_transmit: lt, ..cfg() };
+        let mut p = Pair::new(c, c, 3 * MSS + 2 * MSS, ms(10));
+        p.drop_data = vec![1];
+        p.run(SimTime::END);
+        assert_eq!(p.server.read_total(), 5 * MSS);
+        let s = *p.client.stats();
+        (s.fast_retransmits, s.timeouts)
+    };
+    assert_eq!(run(false), (0, 1));
+    assert_eq!(run(true), (1, 0));
+}
+
+#[test]
+fn limited_transmit_respects_the_receivers_window() {
+    // RFC 3042 condition (a): the receiver offers exactly the four segments in flight.
+    let c = TcpConfig { initial_window: 4, delayed_ack: false, ..cfg() };
+    let small = TcpConfig { receive_buffer: 4 * MSS, window_scaling: false, ..c };
+    let mut p = Pair::new(c, small, 30_000, ms(10));
+    p.drop_data = vec![1];
+    p.run(SimTime::END);
+    assert_eq!(p.client.stats().limited_transmits, 0);
+    assert_eq!(p.server.read_total(), 30_000);
 }
