@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from cli_helpers import invoke
-from ethersim.sizing import bdp_bytes
+from ethersim.sizing import bdp_bytes, bdp_frames
 from ethersim.studies import capacity_scaling as study
 
 COLUMNS = [
@@ -130,9 +130,9 @@ def test_a_rerun_resumes_from_the_database(quick: Path, tmp_path: Path) -> None:
     import json
 
     marker = json.loads((again / "reproduction.json").read_text())
-    assert marker["skipped"] == marker["runs"] - 2 * len(
-        study.Options(quick=True).timeseries_cells()
-    )
+    options = study.Options(quick=True)
+    profiles = 1 + len(options.also_profiles)
+    assert marker["skipped"] == marker["runs"] - 2 * len(options.timeseries_cells()) * profiles
     assert (again / "capacity_scaling.csv").read_bytes() == (
         quick / "capacity_scaling.csv"
     ).read_bytes()
@@ -146,12 +146,65 @@ def test_bdp_buffers() -> None:
         bdp_bytes(10e6, -1)
 
 
+def test_bdp_frames_state_the_queue_convention() -> None:
+    # 10 Mb/s x 100 ms = 125,000 B = 83.3 packets of 1500 B: 84 in all (ns-2's queue
+    # limit counts the one on the link), or 83 behind the one being sent (ns-3's).
+    assert bdp_frames(10e6, 0.1, 1500) == 84
+    assert bdp_frames(10e6, 0.1, 1500, counts_in_service=False) == 83
+    # An exact product is not pushed up by rounding: 10 Mb/s x 10 ms = 10 x 1250 B.
+    assert bdp_frames(10e6, 0.01, 1250) == 10
+    # Below two in all (ns-2's limit of 1 drops every packet): two, or one waiting.
+    assert bdp_frames(10e6, 0.001, 1500) == 2
+    assert bdp_frames(10e6, 0.001, 1500, counts_in_service=False) == 1
+    with pytest.raises(ValueError, match="frame_bytes"):
+        bdp_frames(10e6, 0.1, 0)
+
+
+def test_the_studys_profiles_are_the_schemas() -> None:
+    import ethersim
+
+    variants = ethersim.schema()["$defs"]["TcpProfileName"]["oneOf"]
+    names = [v["const"] for v in variants]
+    assert tuple(names) == study.TCP_PROFILES
+
+
+def test_the_study_runs_ns2_with_packet_queues_and_linux_beside_it(quick: Path) -> None:
+    base = (quick / "sweeps" / "single.toml").read_text()
+    assert 'profile = "ns2"' in base and "counts_in_service = true" in base
+    sweep = (quick / "sweeps" / "single-sweep.toml").read_text()
+    rtts = study.Options(quick=True).rtts_ms()
+    frames = [bdp_frames(10e6, r / 1e3, 1500) for r in rtts]
+    assert f'"switches[0].port_buffer.frames" = {frames}'.replace("'", "") in sweep
+    side = pd.read_csv(quick / "profiles.csv")
+    assert list(side.columns) == [
+        "finding",
+        "verdict_ns2",
+        "simulated_ns2",
+        "verdict_linux",
+        "simulated_linux",
+    ]
+    comparison = pd.read_csv(quick / "comparison.csv")
+    assert list(side.verdict_ns2) == list(comparison.verdict), "the study's own run is ns2's"
+    linux = pd.read_csv(quick / "capacity_scaling_linux.csv")
+    assert set(linux.tcp_profile) == {"linux"} and len(linux) == len(
+        pd.read_csv(quick / "capacity_scaling.csv")
+    )
+    summary = (quick / "summary.md").read_text()
+    assert "## TCP profiles side by side" in summary
+    for p in ("ns2", "linux"):
+        k = int((side[f"verdict_{p}"] == "reproduced").sum())
+        assert f"`{p}`: {k} of {len(side)} published findings reproduced" in summary
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
         (["--replications", "0"], "--replications"),
         (["--static-power", "2"], "--static-power"),
         (["--delay-bound", "1"], "--delay-bound"),
+        (["--tcp-profile", "ns4"], "rfc, linux, ns3, ns2"),
+        (["--also-profile", "bsd"], "--also-profile"),
+        (["--queue", "litres"], "packets, bytes"),
     ],
 )
 def test_bad_options_exit_2_and_write_nothing(tmp_path: Path, args: list[str], words: str) -> None:

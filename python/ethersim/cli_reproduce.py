@@ -515,6 +515,33 @@ def capacity_scaling(
         float,
         typer.Option("--delay-bound", min=2.0, max=10_000.0, help="practRA's delay bound d, ms."),
     ] = 10.0,
+    tcp_profile: Annotated[
+        str,
+        typer.Option(
+            "--tcp-profile",
+            metavar="PROFILE",
+            help="TCP profile of the study's own run: rfc, linux, ns3 or ns2 (the paper's "
+            "ns-2.30).",
+        ),
+    ] = "ns2",
+    also_profiles: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--also-profile",
+            metavar="PROFILE",
+            help="Run the grid again under this profile and show it beside the study's own "
+            "(repeatable; default linux; 'none' for none).",
+        ),
+    ] = None,
+    queue: Annotated[
+        str,
+        typer.Option(
+            "--queue",
+            metavar="CONVENTION",
+            help="Routers' one-BDP buffers as an ns-2 queue limit in packets ('packets') or "
+            "in bytes ('bytes').",
+        ),
+    ] = "packets",
     db: Annotated[
         Path | None,
         typer.Option(
@@ -537,6 +564,8 @@ def capacity_scaling(
     from ethersim.studies import capacity_scaling as study
 
     database = db or study.default_db(out)
+    given = ["linux"] if also_profiles is None else also_profiles
+    others = tuple(p for p in given if p != "none" and p != tcp_profile)
 
     def run(**changes: Any) -> study.Reproduction:
         options = study.Options(
@@ -550,7 +579,13 @@ def capacity_scaling(
             delay_bound_ms=delay_bound_ms,
             scheduler=scheduler,
             dask_local=dask_local,
+            tcp_profile=tcp_profile,
+            also_profiles=others,
+            queue=queue,
         )
+        if changes:
+            # A sensitivity point runs the study's own profile only.
+            changes = {"also_profiles": (), **changes}
         # A sensitivity point keeps its runs apart from the study's own.
         return study.reproduce(
             replace(options, **changes), study.point_db(database, changes), progress=not quiet

@@ -4,9 +4,11 @@
 The study (see the project specification, "capacity-scaling"): nodes N0-N1-N2-N3. A
 long-lived TCP NewReno flow (MTU 1500 B) goes from N0 to N3. N1's output port (at most
 10 Mb/s) is scaled by practRA in steps of 1 Mb/s between 1 and 10 Mb/s; router buffers
-are one bandwidth-delay product (10 Mb/s x  RTT). Each run is paired with the same run
-without power control (the same seed, so the same background traffic and bottleneck
-trajectory). Three settings:
+are one bandwidth-delay product (10 Mb/s x  RTT), by default as the paper's ns-2 counts
+them (a queue limit in 1500-B packets), and TCP takes the ``ns2`` profile's defaults; the
+grid runs again under each of ``Options.also_profiles`` (default ``linux``). Each run is
+paired with the same run without power control (the same seed, so the same background
+traffic and bottleneck trajectory). Three settings:
 
 * ``single``: the TCP flow alone;
 * ``background``: plus on/off UDP traffic on the same path, one burst a second of
@@ -31,11 +33,11 @@ import json
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.sizing import bdp_bytes
+from ethersim.sizing import bdp_bytes, bdp_frames
 from ethersim.studies.runner import (
     Progress,
     active_overrider,
@@ -50,7 +52,19 @@ if TYPE_CHECKING:
 
     from ethersim.results import Result
 
-__all__ = ["SETTINGS", "Options", "Reproduction", "default_db", "reproduce", "scenario", "write"]
+__all__ = [
+    "QUEUES",
+    "SETTINGS",
+    "TCP_PROFILES",
+    "Options",
+    "Reproduction",
+    "buffer_limit",
+    "check",
+    "default_db",
+    "reproduce",
+    "scenario",
+    "write",
+]
 
 SETTINGS = ("single", "background", "bottleneck")
 #: The scaled port's rates, Mb/s, and the largest.
@@ -60,6 +74,16 @@ MAX_MBPS = 10
 SCALED_PORT = "n1->n2"
 BOTTLENECK_PORT = "n2->n3"
 POLICY_KEY = "links[1].rate_switching.policy"
+#: The TCP profiles a run may take its defaults from (the scenario key `tcp.profile`).
+TCP_PROFILES = ("rfc", "linux", "ns3", "ns2")
+#: How a buffer of one bandwidth-delay product becomes a port's limit: ``packets``, an
+#: ns-2 queue limit of BDP / 1500-B packets counting the one being sent (the paper's
+#: ns-2.30; see :func:`ethersim.sizing.bdp_frames`); ``bytes``, the BDP in bytes of
+#: switch memory (:func:`ethersim.sizing.bdp_bytes`).
+QUEUES = ("packets", "bytes")
+#: The packet an ns-2 queue limit counts: the paper's MTU (§5: 'The MTU length is 1500
+#: bytes', 'transmit maximum size packets').
+NS2_PACKET_BYTES = 1500
 
 
 @dataclass(frozen=True)
@@ -92,6 +116,12 @@ class Options:
     #: A Dask scheduler's address, or a local Dask cluster.
     scheduler: str | None = None
     dask_local: bool = False
+    #: The TCP profile of the study's own run (``tcp.profile``): ns-2's, the paper's tool.
+    tcp_profile: str = "ns2"
+    #: Profiles run again over the same grid and shown beside it (not by sensitivity points).
+    also_profiles: tuple[str, ...] = ("linux",)
+    #: How the routers' one-BDP buffers are counted (see :data:`QUEUES`).
+    queue: str = "packets"
 
     def rtts_ms(self) -> list[int]:
         return [10, 50] if self.quick else [1, 10, 50, 100]
@@ -123,6 +153,34 @@ class Options:
         return min(self.seconds, 60.0)
 
 
+def buffer_limit(options: Options, rtt_ms: float) -> tuple[str, int | str]:
+    """The routers' buffer at ``rtt_ms`` as (``port_buffer`` key, value): one BDP at
+    10 Mb/s, as an ns-2 queue limit in packets or as bytes (``options.queue``)."""
+    if options.queue == "packets":
+        return "frames", bdp_frames(MAX_MBPS * 1e6, rtt_ms / 1e3, NS2_PACKET_BYTES)
+    return "bytes", f"{bdp_bytes(MAX_MBPS * 1e6, rtt_ms / 1e3)} B"
+
+
+def check(options: Options) -> None:
+    """Raises ``ScenarioError`` naming the option for a profile or queue convention the
+    study does not know."""
+    from ethersim.errors import ScenarioError
+
+    for name, value in (
+        ("--tcp-profile", options.tcp_profile),
+        *(("--also-profile", p) for p in options.also_profiles),
+    ):
+        if value not in TCP_PROFILES:
+            raise ScenarioError(
+                f"{value!r} is no TCP profile; expected one of {', '.join(TCP_PROFILES)}", name
+            )
+    if options.queue not in QUEUES:
+        raise ScenarioError(
+            f"{options.queue!r} is no queue convention; expected one of {', '.join(QUEUES)}",
+            "--queue",
+        )
+
+
 @dataclass
 class Reproduction:
     """What a reproduction found."""
@@ -141,6 +199,8 @@ class Reproduction:
     wall_s: float = 0.0
     jobs: int = 1
     db: Path = Path()
+    #: The same grid under each of ``options.also_profiles``, by profile name.
+    profiles: dict[str, Reproduction] = field(default_factory=dict)
 
 
 def scenario(
@@ -156,13 +216,16 @@ def scenario(
     0.5 s; the sweeps set each cell's values. ``series`` records the scaled port's rate
     and offered bytes and the TCP sender's state."""
     delay = f"{rtt_ms / 2:g} ms"
-    buffer = bdp_bytes(MAX_MBPS * 1e6, rtt_ms / 1e3)
+    unit, limit = buffer_limit(options, rtt_ms)
+    # An ns-2 queue limit counts the packet being sent (sizing.bdp_frames).
+    buffer = f"{unit} = {_toml(limit)}" + (", counts_in_service = true" if unit == "frames" else "")
     rates = ", ".join(f'"{r} Mb/s"' for r in RATES_MBPS)
     s = options.static_fraction
     policy = f"policy = {_toml(_practra(options) if power_control else {'kind': 'fixed'})}"
     text = f"""# capacity-scaling, setting "{setting}": TCP NewReno from n0 to n3 through router n1,
 # whose output port practRA scales between 1 and 10 Mb/s. RTT = 2 x the n0-n1 delay;
-# router buffers of one bandwidth-delay product at 10 Mb/s.
+# router buffers of one bandwidth-delay product at 10 Mb/s; TCP with the {options.tcp_profile}
+# profile's defaults, full-sized segments and no sender window limit.
 name = "capacity-scaling-{setting}"
 seed = {options.seed}
 duration = "{options.seconds:g} s"
@@ -175,11 +238,11 @@ name = "n3"
 
 [[switches]]
 name = "n1"
-port_buffer = {{ bytes = "{buffer} B" }}
+port_buffer = {{ {buffer} }}
 
 [[switches]]
 name = "n2"
-port_buffer = {{ bytes = "{buffer} B" }}
+port_buffer = {{ {buffer} }}
 
 [[links]]
 between = ["n0", "n1"]
@@ -206,12 +269,13 @@ rate = "{MAX_MBPS} Mb/s"
         text += (
             'capacity = { min = "1 Mb/s", max = "10 Mb/s", mean_hold = "500 ms", from = "n2" }\n'
         )
-    text += """
+    text += f"""
 [[apps]]
 name = "tcp"
 kind = "tcp_bulk"
 from = "n0"
 to = "n3"
+tcp = {{ profile = "{options.tcp_profile}", mss = "1460 B", window_limit = 0 }}
 """
     if setting == "background":
         text += f"""
@@ -276,10 +340,12 @@ def _sweep_text(setting: str, options: Options, fixed: Sequence[tuple[str, str]]
         grid["apps[1].mean_burst"] = _ms([float(b) for b in options.b_ons_ms()])
     if setting == "bottleneck":
         grid["links[2].capacity.mean_hold"] = _ms([b * 1e3 for b in options.bns_s()])
-    zipped = {
+    unit = buffer_limit(options, rtts[0])[0]
+    limits = [buffer_limit(options, r)[1] for r in rtts]
+    zipped: dict[str, list[Any]] = {
         "links[0].delay": _ms([r / 2 for r in rtts]),
-        "switches[0].port_buffer.bytes": [f"{bdp_bytes(MAX_MBPS * 1e6, r / 1e3)} B" for r in rtts],
-        "switches[1].port_buffer.bytes": [f"{bdp_bytes(MAX_MBPS * 1e6, r / 1e3)} B" for r in rtts],
+        f"switches[0].port_buffer.{unit}": limits,
+        f"switches[1].port_buffer.{unit}": limits,
     }
     metrics = [
         "flow.window_goodput_bps",
@@ -312,8 +378,9 @@ def _sweep_text(setting: str, options: Options, fixed: Sequence[tuple[str, str]]
         digest = hashlib.sha256(repr(list(fixed)).encode()).hexdigest()[:10]
         suffix = f"-point-{digest}"
 
+    variant = f"-{options.tcp_profile}-{options.queue}"
     return f"""# The capacity-scaling study's "{setting}" setting (reproduce capacity-scaling).
-name = "capacity-scaling-{"quick-" if options.quick else ""}{setting}{suffix}"
+name = "capacity-scaling-{"quick-" if options.quick else ""}{setting}{variant}{suffix}"
 scenario = "{setting}.toml"
 seed = {options.seed}
 replications = {options.reps}
@@ -525,7 +592,26 @@ def default_db(out: Path) -> Path:
 
 def reproduce(options: Options, db: Path, progress: bool = False) -> Reproduction:
     """Runs the study on the sweeps machinery (runs stored in ``db``; those already
-    there are not run again) and returns what it found (nothing else is written)."""
+    there are not run again) under ``options.tcp_profile`` and again under each of
+    ``options.also_profiles``, and returns what it found (nothing else is written)."""
+    check(options)
+    started = time.perf_counter()
+    show = Progress(progress)
+    try:
+        rep = _reproduce_one(options, db, show, "")
+        for profile in options.also_profiles:
+            other = replace(options, tcp_profile=profile, also_profiles=())
+            rep.profiles[profile] = _reproduce_one(other, db, show, f"{profile}: ")
+    finally:
+        show.close()
+    rep.wall_s = time.perf_counter() - started
+    rep.runs += sum(r.runs for r in rep.profiles.values())
+    rep.skipped += sum(r.skipped for r in rep.profiles.values())
+    return rep
+
+
+def _reproduce_one(options: Options, db: Path, show: Progress, label: str) -> Reproduction:
+    """The study's grid under ``options.tcp_profile`` alone."""
     import tempfile
 
     import pandas as pd
@@ -537,49 +623,43 @@ def reproduce(options: Options, db: Path, progress: bool = False) -> Reproductio
     db.parent.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
     pairs, runs, skipped = [], 0, 0
-    show = Progress(progress)
-    try:
-        with tempfile.TemporaryDirectory(prefix="ethersim-capacity-") as tmp:
-            overrider = active_overrider()
-            for setting in SETTINGS:
-                files[f"{setting}.toml"] = scenario(setting, options)
-                fixed = [
-                    (path, value)
-                    for path, _, value in (
-                        o.partition("=")
-                        for o in (overrider(files[f"{setting}.toml"]) if overrider else [])
-                    )
-                ]
-                files[f"{setting}-sweep.toml"] = _sweep_text(setting, options, fixed)
-                for name in (f"{setting}.toml", f"{setting}-sweep.toml"):
-                    (Path(tmp) / name).write_text(files[name], encoding="utf-8")
-                spec = parse_sweep(
-                    files[f"{setting}-sweep.toml"], Path(tmp) / f"{setting}-sweep.toml"
+    with tempfile.TemporaryDirectory(prefix="ethersim-capacity-") as tmp:
+        overrider = active_overrider()
+        for setting in SETTINGS:
+            files[f"{setting}.toml"] = scenario(setting, options)
+            fixed = [
+                (path, value)
+                for path, _, value in (
+                    o.partition("=")
+                    for o in (overrider(files[f"{setting}.toml"]) if overrider else [])
                 )
-                tick = show.phase(setting)
+            ]
+            files[f"{setting}-sweep.toml"] = _sweep_text(setting, options, fixed)
+            for name in (f"{setting}.toml", f"{setting}-sweep.toml"):
+                (Path(tmp) / name).write_text(files[name], encoding="utf-8")
+            spec = parse_sweep(files[f"{setting}-sweep.toml"], Path(tmp) / f"{setting}-sweep.toml")
+            tick = show.phase(f"{label}{setting}")
 
-                def sweep_tick(done: int, total: int, failed: int, tick: Any = tick) -> None:
-                    tick(done, total)
+            def sweep_tick(done: int, total: int, failed: int, tick: Any = tick) -> None:
+                tick(done, total)
 
-                report = sweep(
-                    spec,
-                    db=db,
-                    jobs=jobs,
-                    scheduler=options.scheduler,
-                    dask_local=options.dask_local,
-                    tick=sweep_tick,
-                )
-                runs += report.runs
-                skipped += report.skipped
-                with Store(db, read_only=True) as store:
-                    pairs.append(_pairs(setting, store.runs(spec.name), store.metrics(spec.name)))
-        timeseries = _record_timeseries(options, jobs, show.phase("time series"))
-    finally:
-        show.close()
+            report = sweep(
+                spec,
+                db=db,
+                jobs=jobs,
+                scheduler=options.scheduler,
+                dask_local=options.dask_local,
+                tick=sweep_tick,
+            )
+            runs += report.runs
+            skipped += report.skipped
+            with Store(db, read_only=True) as store:
+                pairs.append(_pairs(setting, store.runs(spec.name), store.metrics(spec.name)))
+    timeseries = _record_timeseries(options, jobs, show.phase(f"{label}time series"))
     all_pairs = pd.concat(pairs, ignore_index=True)
     return Reproduction(
         options=options,
-        table=_cells(all_pairs),
+        table=_cells(all_pairs).assign(tcp_profile=options.tcp_profile, queue=options.queue),
         pairs=all_pairs,
         timeseries=timeseries,
         sweep_files=files,
@@ -740,6 +820,14 @@ def _summary(rep: Reproduction) -> str:
         f"control; {rep.runs} runs ({rep.skipped} already in the results database) on {rep.jobs} "
         f"workers in {rep.wall_s:.1f} s; base seed {o.seed}.",
         "",
+        f"TCP: the `{o.tcp_profile}` profile's defaults (docs/tcp.md), 1460-B segments, no "
+        f"sender window limit. Router buffers: one BDP at 10 Mb/s, "
+        + (
+            "an ns-2 queue limit of BDP / 1500-B packets counting the one being sent."
+            if o.queue == "packets"
+            else "in bytes of switch memory."
+        ),
+        "",
         f"practRA: delay bound {o.delay_bound_ms:g} ms, dark time {o.dark_ms:g} ms per change, "
         f"moving-average weight {o.ewma_weight:g} on {o.sample_ms:g} ms samples. Power model "
         f"(an assumption): P(r) = Pmax·({o.static_fraction:g} + "
@@ -798,6 +886,50 @@ def _summary(rep: Reproduction) -> str:
     return "\n".join(lines)
 
 
+def profile_comparison(rep: Reproduction) -> pd.DataFrame:
+    """``profiles.csv``: every published finding's verdict and simulated value under the
+    study's own TCP profile and under each of ``also_profiles``, side by side (columns
+    ``finding``, then ``verdict_<profile>`` and ``simulated_<profile>`` per profile)."""
+    from ethersim.studies.contract import compare
+    from ethersim.studies.registry import study
+
+    glue = study("capacity-scaling")
+    published = glue.published()
+    out = None
+    for profile, r in [(rep.options.tcp_profile, rep), *rep.profiles.items()]:
+        c = compare(published, glue, r)[["finding", "verdict", "simulated"]]
+        c = c.rename(columns={"verdict": f"verdict_{profile}", "simulated": f"simulated_{profile}"})
+        out = c if out is None else out.merge(c, on="finding")
+    assert out is not None
+    return out
+
+
+def _profiles_section(rep: Reproduction, side: pd.DataFrame) -> str:
+    """The summary's side-by-side paragraph: K of N under each profile, and every finding
+    whose verdict the profile changes."""
+    names = [rep.options.tcp_profile, *rep.profiles]
+    lines = [
+        "## TCP profiles side by side",
+        "",
+        f"The whole grid again under each profile, the routers' buffers as before "
+        f"({rep.options.queue}); `profiles.csv` has every finding's verdict under each, "
+        "`capacity_scaling_<profile>.csv` the other profiles' tables.",
+        "",
+    ]
+    for p in names:
+        k = int((side[f"verdict_{p}"] == "reproduced").sum())
+        lines.append(f"- `{p}`: {k} of {len(side)} published findings reproduced.")
+    changed = side[side[[f"verdict_{p}" for p in names]].nunique(axis=1) > 1]
+    if len(changed):
+        lines += ["", "Verdicts the profile changes:", ""]
+        for row in changed.to_dict("records"):
+            shown = "; ".join(
+                f"{p}: {row[f'verdict_{p}']} ({row[f'simulated_{p}']})" for p in names
+            )
+            lines.append(f"- **{row['finding']}** — {shown}")
+    return "\n".join(lines) + "\n"
+
+
 def write(rep: Reproduction, folder: Path) -> None:
     """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
     table = rep.table[COLUMNS + [c for c in rep.table.columns if c not in COLUMNS]]
@@ -806,8 +938,20 @@ def write(rep: Reproduction, folder: Path) -> None:
     (folder / "timeseries").mkdir()
     for name, ts in rep.timeseries.items():
         ts.to_parquet(folder / "timeseries" / f"{name}.parquet", index=False)
+    for profile, other in rep.profiles.items():
+        other_table = other.table[COLUMNS + [c for c in other.table.columns if c not in COLUMNS]]
+        write_table(other_table, folder, f"capacity_scaling_{profile}")
+        write_table(other.pairs, folder, f"capacity_scaling_pairs_{profile}")
+        (folder / "timeseries" / profile).mkdir()
+        for name, ts in other.timeseries.items():
+            ts.to_parquet(folder / "timeseries" / profile / f"{name}.parquet", index=False)
     _figures(rep, folder / "figures")
-    (folder / "summary.md").write_text(_summary(rep), encoding="utf-8")
+    summary = _summary(rep)
+    if rep.profiles:
+        side = profile_comparison(rep)
+        write_table(side, folder, "profiles")
+        summary += "\n" + _profiles_section(rep, side)
+    (folder / "summary.md").write_text(summary, encoding="utf-8")
     (folder / "sweeps").mkdir()
     for name, text in rep.sweep_files.items():
         (folder / "sweeps" / name).write_text(text, encoding="utf-8")
@@ -816,6 +960,9 @@ def write(rep: Reproduction, folder: Path) -> None:
         "study": "capacity-scaling",
         "quick": o.quick,
         "seed": o.seed,
+        "tcp_profile": o.tcp_profile,
+        "also_profiles": list(o.also_profiles),
+        "queue": o.queue,
         "replications": o.reps,
         "duration_s": o.seconds,
         "runs": rep.runs,

@@ -943,5 +943,12 @@ STUDY: Study[study.Reproduction] = Study(
     EVALUATORS,
     scenarios=_base_scenarios,
     extra_keys=_sweep_keys,
-    options=("seed", "delay_bound_ms", "ewma_weight", "sample_ms", "burst_rate_mbps"),
+    options=(
+        "seed",
+        "delay_bound_ms",
+        "ewma_weight",
+        "sample_ms",
+        "burst_rate_mbps",
+        "queue",
+    ),
 )
