@@ -160,6 +160,23 @@ def test_bdp_frames_state_the_queue_convention() -> None:
         bdp_frames(10e6, 0.1, 0)
 
 
+def test_a_sensitivity_point_keeps_every_runs_seed(tmp_path: Path) -> None:
+    # A key a sensitivity point sets in every run goes into the sweep's [set], not its
+    # grid: at the study's own value the runs are the study's own, seed for seed.
+    from ethersim.sweeps import parse_sweep
+
+    options = study.Options(quick=True)
+    base = study.scenario("single", options)
+    (tmp_path / "single.toml").write_text(base)
+    own = study._sweep_text("single", options)
+    point = study._sweep_text("single", options, [("links[0].rate", "100 Mb/s")])
+    assert "[set]" in point and own.splitlines()[1] != point.splitlines()[1], "its own name"
+    seeds = [
+        [t.seed for t in parse_sweep(text, tmp_path / "sweep.toml").tasks] for text in (own, point)
+    ]
+    assert seeds[0] == seeds[1] and len(seeds[0]) > 1
+
+
 def test_the_studys_profiles_are_the_schemas() -> None:
     import ethersim
 

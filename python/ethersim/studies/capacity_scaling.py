@@ -329,8 +329,9 @@ def _ms(values: list[float]) -> list[str]:
 def _sweep_text(setting: str, options: Options, fixed: Sequence[tuple[str, str]] = ()) -> str:
     """The sweep of one setting: the grid, power control on and off as a paired
     parameter, the replications and the metrics the table needs. ``fixed`` are key
-    paths set to one value in every run (a sensitivity point's); the sweep then gets a
-    name of its own, so its runs never replace the study's own in the database."""
+    paths set to one value in every run (a sensitivity point's), through the sweep's
+    ``[set]``, so they leave every run's seed as it is; the sweep then gets a name of its
+    own, so its runs never replace the study's own in the database."""
     rtts = options.rtts_ms()
     grid: dict[str, list[Any]] = {
         "links[1].rate_switching.min_interval": _ms([float(m) for m in options.mrcis_ms()]),
@@ -374,7 +375,11 @@ def _sweep_text(setting: str, options: Options, fixed: Sequence[tuple[str, str]]
                     "the study varies this key itself; expected a parameter it holds fixed",
                     path,
                 )
-        fixed_lines = "".join(f"\n{json.dumps(k)} = [{_toml_literal(v)}]" for k, v in fixed)
+        # In [set], not [grid]: a key set in every cell is no parameter of the run's seed,
+        # so a sensitivity point at the study's own value gives the study's own runs.
+        fixed_lines = "\n\n[set]" + "".join(
+            f"\n{json.dumps(k)} = {_toml_literal(v)}" for k, v in fixed
+        )
         digest = hashlib.sha256(repr(list(fixed)).encode()).hexdigest()[:10]
         suffix = f"-point-{digest}"
 
@@ -388,10 +393,10 @@ paired = [{json.dumps(POLICY_KEY)}]
 metrics = {json.dumps(metrics)}
 
 [grid]
-{table(grid)}{fixed_lines}
+{table(grid)}
 
 [zip]
-{table(zipped)}
+{table(zipped)}{fixed_lines}
 """
 
 

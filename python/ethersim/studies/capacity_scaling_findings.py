@@ -933,7 +933,7 @@ def _sweep_keys(rep: study.Reproduction) -> list[str]:
     for name, text in rep.sweep_files.items():
         if name.endswith("-sweep.toml"):
             doc = parse_toml(text)
-            for table in ("grid", "zip"):
+            for table in ("grid", "zip", "set"):
                 keys += [k for k in doc.get(table, {}) if k not in keys]
     return keys
 
