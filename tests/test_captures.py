@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import tomllib
 from cli_helpers import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,7 +223,8 @@ def test_summary_lists_the_captures(tmp_path: Path) -> None:
     ]
     for c in summary["captures"]:
         assert (out / c["file"]).stat().st_size > 0
-    assert (out / "scenario.toml").read_text().endswith('port = "switch->client"\n')
+    ran = tomllib.loads((out / "scenario.toml").read_text())
+    assert [c["port"] for c in ran["captures"]] == ["server->switch", "switch->client"]
 
 
 def test_the_example_trace_is_what_its_scenario_writes(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 __all__ = [
     "_trigger_panic",
     "core_version",
+    "effective_scenario",
     "parse_quantity",
     "read_trace",
     "run",
@@ -19,6 +20,9 @@ def run(
     seed: int | None = None,
     progress: Callable[[float, int, float | None], object] | None = None,
     output: str | os.PathLike[str] | None = None,
+) -> str: ...
+def effective_scenario(
+    text: str, overrides: list[tuple[str, str]] = ..., seed: int | None = None
 ) -> str: ...
 def validate(text: str, overrides: list[tuple[str, str]] = ...) -> str: ...
 def schema() -> str: ...

@@ -230,8 +230,46 @@ def run_text(
     ``captures/`` folder); a scenario with captures needs one. :meth:`Result.write`
     moves them into the results folder it writes."""
     out = None if output is None else Path(output)
-    report = json.loads(_core.run(text, _pairs(overrides), _check_seed(seed), progress, out))
-    return Result(report, captures_in=out)
+    pairs = _pairs(overrides)
+    checked = _check_seed(seed)
+    report = json.loads(_core.run(text, pairs, checked, progress, out))
+    return Result(report, captures_in=out, **_provenance(text, [], pairs, checked, None))
+
+
+def _provenance(
+    text: str,
+    file_pairs: list[tuple[str, str]],
+    pairs: list[tuple[str, str]],
+    seed: int | None,
+    source: str | None,
+) -> dict[str, Any]:
+    """What a results folder says of the run's origin: ``scenario_text``, the scenario as
+    it ran (``scenario.toml``: the overrides and seed applied, so that running it again
+    gives the same summary), and ``provenance`` (for ``run.json``: the source file, the
+    overrides as given, the seed given). ``file_pairs`` are the overrides that make the
+    file's relative trace paths absolute; ``pairs`` the user's."""
+    effective = _core.effective_scenario(text, file_pairs + pairs, seed)
+    given = [f"{path}={value}" for path, value in pairs]
+    said = [f"# The scenario as it ran: {source or 'scenario text'}"]
+    if file_pairs:
+        said.append("# with its relative trace paths made absolute")
+    if given:
+        said.append("# with these overrides applied:")
+        said += [f"#   {g}" for g in given]
+    if seed is not None:
+        said.append(f"# with seed {seed}.")
+        if seed >= 2**63:
+            said.append(
+                f"# That seed is beyond TOML's integers, so it is not written below: "
+                f"run this file with --seed {seed}."
+            )
+    said.append("# Running this file again gives the same summary.json. Comments of the")
+    said.append("# original are not kept.")
+    header = "\n".join(line.replace("\n", " ").replace("\r", " ") for line in said)
+    return {
+        "scenario_text": header + "\n\n" + effective,
+        "provenance": {"scenario": source, "overrides": given, "seed_given": seed},
+    }
 
 
 def run(
@@ -252,10 +290,13 @@ def run(
     :func:`run_text`).
     """
     text = with_captures(load_text(scenario), captures)
-    pairs = file_overrides(scenario, text) + _pairs(overrides)
+    file_pairs = file_overrides(scenario, text)
+    pairs = _pairs(overrides)
     out = None if output is None else Path(output)
-    report = json.loads(_core.run(text, pairs, _check_seed(seed), progress, out))
-    return Result(report, captures_in=out, scenario_text=text)
+    checked = _check_seed(seed)
+    report = json.loads(_core.run(text, file_pairs + pairs, checked, progress, out))
+    provenance = _provenance(text, file_pairs, pairs, checked, str(scenario))
+    return Result(report, captures_in=out, **provenance)
 
 
 def validate(scenario: str | Path, *, overrides: Overrides | None = None) -> dict[str, Any]:

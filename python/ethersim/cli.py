@@ -402,6 +402,30 @@ def _print_links(s: dict[str, Any]) -> None:
     out_console().print(links)
 
 
+def _run_command(
+    scenario: str,
+    out: Path | None,
+    sets: list[str] | None,
+    seed: int | None,
+    pcap: list[str] | None,
+    max_wall: float | None,
+) -> list[str]:
+    """The ``ethersim run`` command line that ran, rebuilt from its options (for
+    ``run.json``): the same words whichever way the command was invoked."""
+    words = ["ethersim", "run", scenario]
+    if out is not None:
+        words += ["--out", str(out)]
+    for given in sets or []:
+        words += ["--set", given]
+    if seed is not None:
+        words += ["--seed", str(seed)]
+    for port in pcap or []:
+        words += ["--pcap", port]
+    if max_wall is not None:
+        words += ["--max-wall", f"{max_wall:g}"]
+    return words
+
+
 @app.command()
 @_closed_pipe_is_success
 def run(
@@ -456,6 +480,7 @@ def run(
                 output=captures_in,
                 captures=pcap or [],
             )
+            result.provenance["command"] = _run_command(scenario, out, set_, seed, pcap, max_wall)
             hold_signals()
         except EthersimError as e:
             watch.clear()
@@ -477,6 +502,10 @@ def run(
         from rich.text import Text
 
         err_console().print(Text.assemble(("warning: ", "bold yellow"), _literal(warning)))
+    for note in result.decimation_notes():
+        from rich.text import Text
+
+        err_console().print(Text.assemble(("note: ", "bold"), _literal(note)))
     if not quiet:
         _print_summary(result)
         if out is not None:

@@ -278,11 +278,19 @@ def _run_body(folder: Path, figures: Path) -> tuple[str, str]:
     summary = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     run_info = _json(folder / "run.json")
     title = f"ethersim run: {summary['scenario']}"
+    import shlex
+
+    overrides = run_info.get("overrides") or []
+    command = run_info.get("command")
     meta = _meta(
         [
             ("scenario", summary["scenario"]),
+            ("scenario file", run_info.get("scenario") or "(text)"),
+            ("overrides", "; ".join(overrides) if overrides else "none"),
             ("seed", summary["seed"]),
-            ("ethersim", _version()),
+            ("ethersim", run_info.get("ethersim") or _version()),
+            ("git commit", run_info.get("git_commit") or "not known"),
+            ("command", shlex.join(command) if command else "(from Python)"),
             ("stopped", summary["stop_reason"]),
             ("simulated time", f"{summary['sim_time_s']:.9g} s"),
             ("events", f"{summary['events']:,}"),
@@ -306,7 +314,10 @@ def _run_body(folder: Path, figures: Path) -> tuple[str, str]:
     )
     plots = _series_figures(folder, figures)
     if plots:
+        from ethersim.results import decimation_notes
+
         parts.append("<h2>Time series</h2>")
+        parts += [f'<p class="note">{_esc(note)}.</p>' for note in decimation_notes(summary)]
         parts += [_figure(png, caption) for png, caption in plots]
     scenario = folder / "scenario.toml"
     if scenario.exists():

@@ -228,6 +228,7 @@ class Result:
         *,
         captures_in: Path | None = None,
         scenario_text: str | None = None,
+        provenance: dict[str, Any] | None = None,
     ) -> None:
         self.summary: dict[str, Any] = report["summary"]
         self.wall_time_s: float = report["wall_time_s"]
@@ -238,9 +239,12 @@ class Result:
         #: The folder the run wrote its packet captures in (their paths are relative to
         #: it), until :meth:`write` moves them into a results folder.
         self.captures_in = captures_in
-        #: The scenario's text as it ran (without ``--set`` overrides, which
-        #: ``summary.json``'s figures reflect), written as ``scenario.toml``.
+        #: The scenario as it ran, overrides and seed applied (running it again gives
+        #: the same ``summary.json``), written as ``scenario.toml``.
         self.scenario_text = scenario_text
+        #: Where the run came from, written into ``run.json``: the scenario file, the
+        #: overrides and seed given, and (added by the command line) the command.
+        self.provenance: dict[str, Any] = dict(provenance or {})
 
     def _table(self, key: str) -> pd.DataFrame:
         # pandas is imported on first use: a run that only prints needs none of it.
@@ -342,6 +346,10 @@ class Result:
         when its last rank finished."""
         return self._table("job_nodes")
 
+    def decimation_notes(self) -> list[str]:
+        """Each series that passed its point limit, in words (see :func:`decimation_notes`)."""
+        return decimation_notes(self.summary)
+
     def summary_json(self) -> str:
         """The summary as canonical JSON text (sorted keys, fixed indentation)."""
         return json.dumps(self.summary, indent=2, sort_keys=True) + "\n"
@@ -366,7 +374,60 @@ class Result:
                 target = folder / capture["file"]
                 target.parent.mkdir(exist_ok=True)
                 shutil.move(self.captures_in / capture["file"], target)
-        run_info = {"wall_time_s": self.wall_time_s, "events_per_s": self.events_per_s}
+        run_info = {
+            "wall_time_s": self.wall_time_s,
+            "events_per_s": self.events_per_s,
+            "seed": self.summary.get("seed"),
+            **self.provenance,
+            "ethersim": _version(),
+            "git_commit": _git_commit(),
+        }
         (folder / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
         for key in TABLES:
             self._table(key).to_parquet(folder / f"{key}.parquet", index=False)
+
+
+def _version() -> str:
+    from ethersim._version import __version__
+
+    return __version__
+
+
+def _git_commit() -> str | None:
+    """The commit of the ethersim source checkout this package runs from (an editable
+    install in a git work tree), or None when that is not known."""
+    import subprocess
+
+    source = Path(__file__).resolve().parent
+    checkout = source.parent.parent  # python/ethersim in the project's layout
+    if not ((checkout / ".git").exists() and (checkout / "crates" / "ethersim-core").is_dir()):
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(source), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = done.stdout.strip()
+    return commit if done.returncode == 0 and len(commit) == 40 else None
+
+
+def decimation_notes(summary: dict[str, Any]) -> list[str]:
+    """One sentence per series of ``summary`` that passed its point limit and was
+    decimated (merged into buckets, each keeping its lowest, highest and last level)."""
+    notes = []
+    for key, owner in (("series", "port"), ("tcp_series", "flow")):
+        for s in summary.get(key, []):
+            bucket_ps = s.get("bucket_ps", 0)
+            if bucket_ps:
+                notes.append(
+                    f"series {s[owner]} {s['quantity']} passed its point limit: "
+                    f"{s['dropped_points']:,} changes were merged into buckets of "
+                    f"{bucket_ps * 1e-12:.3g} s, each keeping its lowest, highest and last "
+                    f"level ({len(s['t_ps']):,} points kept; raise max_points to keep more)"
+                )
+    return notes

@@ -103,6 +103,21 @@ fn validate(py: Python<'_>, text: String, overrides: Vec<(String, String)>) -> P
     .map_err(|e| to_py_err(py, e))
 }
 
+/// The scenario that runs, as TOML text: `text` with `overrides` applied and `seed`
+/// (if given and within TOML's integers) as its seed. Raises `ScenarioError` as a run
+/// would for text or overrides it refuses.
+#[pyfunction]
+#[pyo3(signature = (text, overrides = Vec::new(), seed = None))]
+fn effective_scenario(
+    py: Python<'_>,
+    text: String,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+) -> PyResult<String> {
+    guard(|| Ok(ethersim_core::scenario::effective_text(&text, &overrides, seed)?))
+        .map_err(|e| to_py_err(py, e))
+}
+
 /// The JSON Schema of scenario files.
 #[pyfunction]
 fn schema() -> String {
@@ -181,6 +196,7 @@ fn core_version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(effective_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(core_version, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;

@@ -662,8 +662,16 @@ fn trace(
 ) -> Result<Trace> {
     let mut trace = Trace::default();
     for (i, spec) in s.series.iter().enumerate() {
-        if spec.max_points == 0 {
-            return Err(ScenarioError::at(format!("series[{i}].max_points"), "must be at least 1"));
+        if (spec.max_points as usize) < crate::stats::series::MIN_POINTS {
+            return Err(ScenarioError::at(
+                format!("series[{i}].max_points"),
+                format!(
+                    "{} is too few; expected at least {} (past its limit a series keeps each \
+                     bucket's lowest, highest and last level)",
+                    spec.max_points,
+                    crate::stats::series::MIN_POINTS
+                ),
+            ));
         }
         let from = spec.from.map_or(SimTime::ZERO, |d| SimTime::ZERO + d.0);
         let until = spec.until.map_or(SimTime::NEVER, |d| SimTime::ZERO + d.0);

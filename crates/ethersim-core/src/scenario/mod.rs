@@ -86,6 +86,32 @@ fn check_apps(doc: &Table) -> Result<(), ScenarioError> {
 /// Parses scenario text, applies `overrides` (`(path, value)` pairs) in order, and
 /// checks the result against the schema.
 pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Scenario, ScenarioError> {
+    let doc = overridden(text, overrides)?;
+    check_apps(&doc)?;
+    typed(Value::Table(doc), "")
+}
+
+/// The scenario that runs, as TOML text: `text` with `overrides` applied in order (by
+/// the same rules [`load`] uses) and `seed`, if given, as its `seed`. Running it with no
+/// overrides runs the same scenario. Comments and layout are not kept; keys keep their
+/// order. A seed beyond TOML's integers (above 2^63 - 1) is left out: the caller says
+/// how to give it.
+pub fn effective_text(
+    text: &str,
+    overrides: &[(String, String)],
+    seed: Option<u64>,
+) -> Result<String, ScenarioError> {
+    let mut doc = overridden(text, overrides)?;
+    if let Some(seed) = seed.and_then(|s| i64::try_from(s).ok()) {
+        doc.insert("seed".into(), Value::Integer(seed));
+    }
+    // The document is the checked scenario's source; serializing plain TOML values
+    // cannot fail.
+    Ok(toml::to_string_pretty(&doc).expect("a TOML table serializes"))
+}
+
+/// `text` parsed, with `overrides` applied in order.
+fn overridden(text: &str, overrides: &[(String, String)]) -> Result<Table, ScenarioError> {
     let mut doc: Table = toml::from_str(text).map_err(|e| {
         let msg = e.message().to_owned();
         let place = e.span().map(|sp| {
@@ -97,8 +123,7 @@ pub fn load(text: &str, overrides: &[(String, String)]) -> Result<Scenario, Scen
     for (path, value) in overrides {
         overrides::apply(&mut doc, path, value)?;
     }
-    check_apps(&doc)?;
-    typed(Value::Table(doc), "")
+    Ok(doc)
 }
 
 /// The JSON Schema of scenario files, generated from the schema types.

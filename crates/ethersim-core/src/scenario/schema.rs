@@ -876,8 +876,10 @@ pub struct SeriesSpec {
     /// over time (the `tcp_series` table). Give `port` or `app`.
     #[serde(default)]
     pub app: Option<String>,
-    /// Most change points kept per quantity; later changes are counted, not kept.
-    /// Default 100000.
+    /// Most change points kept per quantity, at least 12. Past it the series is
+    /// decimated, never cut: time is split into buckets, each keeping its lowest, highest
+    /// and last level, so peaks and pauses still show; the series' `bucket_ps` and
+    /// `dropped_points` say so. Default 100000.
     #[serde(default = "default_max_points")]
     pub max_points: u32,
     /// Keep changes from this instant on; the level at that instant is the first point.

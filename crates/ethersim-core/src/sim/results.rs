@@ -268,8 +268,12 @@ pub struct SeriesResult {
     pub t_ps: Vec<u64>,
     /// The level from each instant on.
     pub value: Vec<u64>,
-    /// Change points not kept (the series' point limit was reached).
+    /// Changes merged into buckets rather than kept as points (past the series' point
+    /// limit; 0 while it holds).
     pub dropped_points: u64,
+    /// Past the point limit, the width of the buckets each of which keeps its lowest,
+    /// highest and last level, ps; 0 when every change is kept.
+    pub bucket_ps: u64,
 }
 
 /// One quantity of one TCP sender over time, as change points.
@@ -283,8 +287,12 @@ pub struct TcpSeriesResult {
     pub t_ps: Vec<u64>,
     /// The level from each instant on.
     pub value: Vec<u64>,
-    /// Change points not kept (the series' point limit was reached).
+    /// Changes merged into buckets rather than kept as points (past the series' point
+    /// limit; 0 while it holds).
     pub dropped_points: u64,
+    /// Past the point limit, the width of the buckets each of which keeps its lowest,
+    /// highest and last level, ps; 0 when every change is kept.
+    pub bucket_ps: u64,
 }
 
 /// The results of one MPI job: the profile the EEE performance model needs.
@@ -728,6 +736,7 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
                 t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
                 value: s.points.iter().map(|p| p.1).collect(),
                 dropped_points: s.dropped_points,
+                bucket_ps: s.bucket.0,
             });
         }
         for (quantity, s) in [
@@ -744,6 +753,7 @@ fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
                 t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
                 value: s.points.iter().map(|p| p.1).collect(),
                 dropped_points: s.dropped_points,
+                bucket_ps: s.bucket.0,
             });
         }
     }
@@ -761,6 +771,7 @@ fn tcp_series_results(net: &Network) -> Vec<TcpSeriesResult> {
                 t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
                 value: s.points.iter().map(|p| p.1).collect(),
                 dropped_points: s.dropped_points,
+                bucket_ps: s.bucket.0,
             });
         }
     }

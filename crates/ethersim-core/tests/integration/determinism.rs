@@ -107,3 +107,34 @@ fn adding_an_application_does_not_shift_another_ones_random_numbers() {
     // The sending side is compared: it depends only on the application's own stream.
     assert_eq!(flow(&base), flow(&shifted));
 }
+
+/// The effective scenario (overrides and seed applied) runs exactly what the scenario with
+/// its overrides and seed ran: the provenance a results folder keeps as `scenario.toml`.
+#[test]
+fn the_effective_scenario_reruns_to_a_byte_identical_summary() {
+    let examples = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
+    let overrides = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs.iter().map(|(p, v)| ((*p).to_owned(), (*v).to_owned())).collect()
+    };
+    let cases = [
+        ("poisson-fan-in.toml", overrides(&[("duration", "\"20 ms\"")]), Some(7)),
+        (
+            "tcp-file.toml",
+            overrides(&[("apps[0].size", "\"2 MB\""), ("links[1].rate", "\"100 Mb/s\"")]),
+            None,
+        ),
+        ("capacity-scaling.toml", overrides(&[("duration", "\"2 s\"")]), Some(u64::MAX)),
+    ];
+    for (file, pairs, seed) in cases {
+        let text = std::fs::read_to_string(examples.join(file)).unwrap();
+        let effective = ethersim_core::scenario::effective_text(&text, &pairs, seed).unwrap();
+        let direct = serde_json::to_string(&run_text(&text, &pairs, seed).unwrap().summary).unwrap();
+        // A seed beyond TOML's integers is not written: it is given again, as the user did.
+        let again_seed = seed.filter(|s| i64::try_from(*s).is_err());
+        assert_eq!(summary_json(&effective, again_seed), direct, "{file}");
+        for (path, _) in &pairs {
+            let leaf = path.rsplit('.').next().unwrap();
+            assert!(effective.contains(leaf), "{file}: {path} in\n{effective}");
+        }
+    }
+}
