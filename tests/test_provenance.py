@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 import ethersim
+import pandas as pd
 import tomllib
 from cli_helpers import invoke
 
@@ -109,14 +110,29 @@ def test_a_series_past_its_limit_is_decimated_with_its_pause_and_says_so(
     assert r.exit_code == 0, r.output
     assert "passed its point limit" in r.output and "lowest, highest and last" in r.output
     summary = json.loads((out / "summary.json").read_text())
-    series = {s["quantity"]: s for s in summary["series"]}
-    queue = series["queue_bytes"]
-    assert queue["bucket_ps"] > 0 and queue["dropped_points"] > 0
-    assert len(queue["t_ps"]) <= 100
+    # summary.json says how each series was bounded; its points are in series.parquet.
+    index = {s["quantity"]: s for s in summary["series"]}
+    assert "t_ps" not in index["queue_bytes"]
+    assert index["queue_bytes"]["bucket_ps"] > 0 and index["queue_bytes"]["dropped_points"] > 0
+    points = pd.read_parquet(out / "series.parquet")
+    queue = points[points.quantity == "queue_bytes"]
+    assert len(queue) == index["queue_bytes"]["points"] <= 100
     port = next(p for p in summary["ports"] if p["node"] == "switch" and p["peer"] == "client")
-    assert max(queue["value"]) == port["max_queue_bytes"], "the peak is kept"
-    gate = series["gate_open"]
-    closed = [t for t, v in zip(gate["t_ps"], gate["value"], strict=True) if v == 0]
-    assert closed and abs(closed[0] * 1e-12 - 1.0) < 0.001, "the pause at 1 s shows"
+    assert queue.value.max() == port["max_queue_bytes"], "the peak is kept"
+    gate = points[points.quantity == "gate_open"]
+    closed = gate[gate.value == 0].t_s
+    assert len(closed) and abs(closed.iloc[0] - 1.0) < 0.001, "the pause at 1 s shows"
     assert invoke("report", str(out)).exit_code == 0
     assert "passed its point limit" in (out / "report.html").read_text()
+
+
+def test_a_result_says_what_it_is_in_a_shell_and_a_notebook() -> None:
+    name = '<script>alert("x")</script>'
+    r = ethersim.run(
+        ROOT / "examples" / "udp-file.toml", overrides={"apps[0].size": "1 MB", "name": name}
+    )
+    text = repr(r)
+    assert text.startswith("<ethersim.Result ") and "seed 1" in text and "1 flows" in text
+    html = r._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert "udp_file" in html and "goodput_bps" in html

@@ -230,7 +230,16 @@ class Result:
         scenario_text: str | None = None,
         provenance: dict[str, Any] | None = None,
     ) -> None:
-        self.summary: dict[str, Any] = report["summary"]
+        summary: dict[str, Any] = report["summary"]
+        #: The series' change points, kept out of ``summary`` (and ``summary.json``):
+        #: they are the ``series`` and ``tcp_series`` tables.
+        self._points: dict[str, list[dict[str, Any]]] = {
+            key: summary.get(key, []) for key in ("series", "tcp_series")
+        }
+        for key, series in self._points.items():
+            # summary.json keeps one record per series: what it is and how it was bounded.
+            summary[key] = [_series_index(s) for s in series]
+        self.summary = summary
         self.wall_time_s: float = report["wall_time_s"]
         self.events_per_s: float = report["events_per_s"]
         #: What was valid in the scenario but pointless (no traffic, an application
@@ -262,7 +271,7 @@ class Result:
 
         rows = [
             (s["port"], s["quantity"], t, t * 1e-12, v)
-            for s in self.summary.get("series", [])
+            for s in self._points["series"]
             for t, v in zip(s["t_ps"], s["value"], strict=True)
         ]
         return pd.DataFrame(rows, columns=["port", "quantity", "t_ps", "t_s", "value"])
@@ -272,7 +281,7 @@ class Result:
 
         rows = [
             (s["flow"], s["quantity"], t, t * 1e-12, v)
-            for s in self.summary.get("tcp_series", [])
+            for s in self._points["tcp_series"]
             for t, v in zip(s["t_ps"], s["value"], strict=True)
         ]
         return pd.DataFrame(rows, columns=["flow", "quantity", "t_ps", "t_s", "value"])
@@ -345,6 +354,37 @@ class Result:
         """One row per host of each MPI job: messages and bytes it sent and received, and
         when its last rank finished."""
         return self._table("job_nodes")
+
+    def __repr__(self) -> str:
+        s = self.summary
+        counts = ", ".join(
+            f"{len(s.get(key, []))} {key}" for key in ("flows", "ports", "links") if s.get(key)
+        )
+        return (
+            f"<ethersim.Result {s.get('scenario')!r} seed {s.get('seed')}: "
+            f"{s.get('sim_time_s', 0):.6g} s simulated, {s.get('events', 0):,} events, "
+            f"stopped by {s.get('stop_reason')}; {counts or 'no tables'}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The run at a glance in a notebook: what ran and its flows, every string
+        escaped."""
+        from html import escape
+
+        s = self.summary
+        head = (
+            f"<p><b>ethersim run {escape(str(s.get('scenario')))}</b>, seed "
+            f"{escape(str(s.get('seed')))}: {s.get('sim_time_s', 0):.6g} s simulated, "
+            f"{s.get('events', 0):,} events, stopped by {escape(str(s.get('stop_reason')))}"
+            f"; {self.wall_time_s:.3g} s of wall time.</p>"
+        )
+        flows = self.flows
+        if flows.empty:
+            return head
+        shown = [
+            c for c in ("name", "kind", "from", "to", "goodput_bps", "loss_fraction") if c in flows
+        ]
+        return head + flows[shown].head(20).to_html(index=False, escape=True)
 
     def decimation_notes(self) -> list[str]:
         """Each series that passed its point limit, in words (see :func:`decimation_notes`)."""
@@ -428,6 +468,14 @@ def decimation_notes(summary: dict[str, Any]) -> list[str]:
                     f"series {s[owner]} {s['quantity']} passed its point limit: "
                     f"{s['dropped_points']:,} changes were merged into buckets of "
                     f"{bucket_ps * 1e-12:.3g} s, each keeping its lowest, highest and last "
-                    f"level ({len(s['t_ps']):,} points kept; raise max_points to keep more)"
+                    f"level ({s['points']:,} points kept; raise max_points to keep more)"
                 )
     return notes
+
+
+def _series_index(series: dict[str, Any]) -> dict[str, Any]:
+    """A series' record in ``summary.json``: everything but its points, and how many
+    points it kept."""
+    record = {k: v for k, v in series.items() if k not in ("t_ps", "value")}
+    record["points"] = len(series.get("t_ps", []))
+    return record
