@@ -243,12 +243,11 @@ def _provenance(
     seed: int | None,
     source: str | None,
 ) -> dict[str, Any]:
-    """What a results folder says of the run's origin: ``scenario_text``, the scenario as
-    it ran (``scenario.toml``: the overrides and seed applied, so that running it again
-    gives the same summary), and ``provenance`` (for ``run.json``: the source file, the
-    overrides as given, the seed given). ``file_pairs`` are the overrides that make the
-    file's relative trace paths absolute; ``pairs`` the user's."""
-    effective = _core.effective_scenario(text, file_pairs + pairs, seed)
+    """What a results folder says of the run's origin: ``scenario_text``, a function that
+    gives the scenario as it ran (``scenario.toml``: the overrides and seed applied, so
+    that running it again gives the same summary), and ``provenance`` (for ``run.json``:
+    the source file, the overrides as given, the seed given). ``file_pairs`` are the
+    overrides that make the file's relative trace paths absolute; ``pairs`` the user's."""
     given = [f"{path}={value}" for path, value in pairs]
     said = [f"# The scenario as it ran: {source or 'scenario text'}"]
     if file_pairs:
@@ -266,8 +265,14 @@ def _provenance(
     said.append("# Running this file again gives the same summary.json. Comments of the")
     said.append("# original are not kept.")
     header = "\n".join(line.replace("\n", " ").replace("\r", " ") for line in said)
+
+    def scenario_text() -> str:
+        # Built when asked for (a results folder written), not on every run: the run
+        # has already parsed the text once.
+        return header + "\n\n" + _core.effective_scenario(text, file_pairs + pairs, seed)
+
     return {
-        "scenario_text": header + "\n\n" + effective,
+        "scenario_text": scenario_text,
         "provenance": {"scenario": source, "overrides": given, "seed_given": seed},
     }
 

@@ -227,7 +227,7 @@ class Result:
         report: dict[str, Any],
         *,
         captures_in: Path | None = None,
-        scenario_text: str | None = None,
+        scenario_text: str | Callable[[], str] | None = None,
         provenance: dict[str, Any] | None = None,
     ) -> None:
         summary: dict[str, Any] = report["summary"]
@@ -248,12 +248,18 @@ class Result:
         #: The folder the run wrote its packet captures in (their paths are relative to
         #: it), until :meth:`write` moves them into a results folder.
         self.captures_in = captures_in
-        #: The scenario as it ran, overrides and seed applied (running it again gives
-        #: the same ``summary.json``), written as ``scenario.toml``.
-        self.scenario_text = scenario_text
+        self._scenario_text = scenario_text
         #: Where the run came from, written into ``run.json``: the scenario file, the
         #: overrides and seed given, and (added by the command line) the command.
         self.provenance: dict[str, Any] = dict(provenance or {})
+
+    @property
+    def scenario_text(self) -> str | None:
+        """The scenario as it ran, overrides and seed applied (running it again gives the
+        same ``summary.json``), written as ``scenario.toml``; built on first use."""
+        if callable(self._scenario_text):
+            self._scenario_text = self._scenario_text()
+        return self._scenario_text
 
     def _table(self, key: str) -> pd.DataFrame:
         # pandas is imported on first use: a run that only prints needs none of it.
