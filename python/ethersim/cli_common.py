@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ParamSpec
 import typer
 
 from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
+from ethersim.units import fmt_rate, fmt_time
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,6 +30,7 @@ __all__ = [
     "closed_pipe_is_success",
     "count",
     "err_console",
+    "examples",
     "exit_status",
     "fail",
     "finish_writing",
@@ -161,15 +163,10 @@ def fail(error: EthersimError) -> typer.Exit:
     return typer.Exit(exit_status(error))
 
 
-def fmt_time(seconds: float | None) -> str:
-    if seconds is None:
-        return "\N{EN DASH}"  # no value: statistics of nothing
-    if seconds == 0:
-        return "0 s"
-    for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.4g} {unit}"
-    return f"{seconds * 1e12:.4g} ps"
+def examples(*commands: str) -> str:
+    """A command's ``--help`` epilog: the example command lines given, one a line, under
+    "Examples:" (typer prints an epilog's paragraphs one a line)."""
+    return "Examples:\n\n" + "\n\n".join(commands)
 
 
 def count(n: int, noun: str) -> str:
@@ -177,13 +174,6 @@ def count(n: int, noun: str) -> str:
     if n == 1:
         return f"1 {noun}"
     return f"{n} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{n} {noun}s"
-
-
-def fmt_rate(bps: float) -> str:
-    for scale, unit in ((1e9, "Gb/s"), (1e6, "Mb/s"), (1e3, "kb/s")):
-        if bps >= scale:
-            return f"{bps / scale:.4g} {unit}"
-    return f"{bps:.4g} b/s"
 
 
 #: The signals that stop a command (Ctrl-C, SIGTERM).
