@@ -169,7 +169,7 @@ def test_run_shows_tcp_figures_and_link_losses(tmp_path: Path) -> None:
     scenario.write_text(text)
     p = ethersim("run", str(scenario), "--set", "apps[0].size=1 MB")
     assert p.returncode == 0, p.stderr
-    for fragment in ("tcp", "fast retransmits", "transfer", "frames lost", "1 → / 0 ←"):
+    for fragment in ("tcp", "fast retx", "transfer", "frames lost", "1 → / 0 ←"):
         assert fragment in p.stdout, p.stdout
 
 
@@ -214,18 +214,22 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Pa
     # The summary printer shows each mechanism's table when the run used it.
     import io
 
-    from ethersim import cli
+    from ethersim import cli, cli_summary
     from rich.console import Console
 
     buffer = io.StringIO()
-    console = Console(file=buffer, width=200)
-    original = cli.out_console
-    cli.out_console = lambda: console  # type: ignore[assignment]
+    console = Console(file=buffer, width=80)
+    original = cli_summary.out_console
+    cli_summary.out_console = lambda: console  # type: ignore[assignment]
     try:
         cli._print_summary(result)
     finally:
-        cli.out_console = original
+        cli_summary.out_console = original
     text = buffer.getvalue()
+    # Every table fits 80 columns, and no number is split across lines.
+    assert max(len(line) for line in text.splitlines()) <= 80, text
+    for f in s["flows"]:
+        assert f"{f['packets_received']:,}" in text, text
     if any(p["eee"] for p in s["ports"]):
         assert "eee (802.3az)" in text
     if any(p["pause_received"] for p in s["ports"]):
@@ -237,3 +241,28 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Pa
         assert all((tmp_path / c["file"]).stat().st_size > 0 for c in s["captures"])
     if any(p["rate_scaled"] for p in s["ports"]):
         assert "capacity scaling" in text and "mean service rate" in text
+
+
+def test_a_run_with_many_flows_prints_the_first_rows_and_counts_the_rest() -> None:
+    import io
+
+    import ethersim
+    from ethersim import cli_summary
+    from rich.console import Console
+
+    result = ethersim.run(ROOT / "examples" / "poisson-fan-in.toml", overrides=["duration=5 ms"])
+    flows = result.summary["flows"]
+    # Many flows, as a large scenario has them: the table's length must not follow them.
+    result.summary["flows"] = [dict(f, name=f"f{i}") for i in range(3000) for f in flows[:1]]
+    buffer = io.StringIO()
+    original = cli_summary.out_console
+    cli_summary.out_console = lambda: Console(file=buffer, width=80)  # type: ignore[assignment]
+    try:
+        cli_summary.print_summary(result)
+    finally:
+        cli_summary.out_console = original
+    text = buffer.getvalue()
+    shown = cli_summary.MAX_ROWS
+    assert f" f{shown - 1} " in text and f" f{shown} " not in text, text
+    assert f"... and {3000 - shown:,} more flows" in text, text
+    assert len(text.splitlines()) < 120, text

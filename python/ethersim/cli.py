@@ -23,14 +23,15 @@ from ethersim import api, benchmark, schema_doc
 from ethersim.cli_common import (
     Terminated,
     err_console,
+    examples,
     finish_writing,
     hold_signals,
     out_console,
+    plain_text,
 )
 from ethersim.cli_common import closed_pipe_is_success as _closed_pipe_is_success
 from ethersim.cli_common import count as _count
 from ethersim.cli_common import fail as _fail
-from ethersim.cli_common import fmt_rate as _fmt_rate
 from ethersim.cli_common import fmt_time as _fmt_time
 from ethersim.cli_common import literal as _literal
 from ethersim.cli_common import on_sigterm as _on_sigterm
@@ -54,8 +55,9 @@ app = typer.Typer(
 
 class _Watch:
     """The progress callback of a CLI run: on a terminal, a live progress bar (rich) of
-    simulated time once the run has taken a second; a line a minute when standard error
-    is a log; and the ``--max-wall`` limit."""
+    simulated time once the run has taken a second (``simulated 1.2 s of 10 s ━━━ 3,400,000
+    events, 12.1 M events/s  elapsed 0:00:01 left 0:00:08``); a line a minute when
+    standard error is a log; and the ``--max-wall`` limit."""
 
     def __init__(self, max_wall: float | None) -> None:
         import time
@@ -86,7 +88,7 @@ class _Watch:
             line += f" of {_fmt_time(until_s)}"
             if sim_s > 0:
                 line += f", about {_fmt_time(elapsed * (until_s - sim_s) / sim_s)} to go"
-        sys.stderr.write(f"{line}; {status}, {elapsed:.1f} s\n")
+        sys.stderr.write(f"{line}; {status}; elapsed {_fmt_time(elapsed)}\n")
         sys.stderr.flush()
 
     def _show(self, sim_s: float, until_s: float | None, status: str) -> None:
@@ -102,8 +104,9 @@ class _Watch:
             self.bar = Progress(
                 TextColumn("simulated {task.fields[sim]}{task.fields[until]}"),
                 BarColumn(),
-                TextColumn("{task.fields[status]}"),
+                TextColumn("{task.fields[status]}  elapsed"),
                 TimeElapsedColumn(),
+                TextColumn("left"),
                 TimeRemainingColumn(),
                 console=err_console(),
                 transient=True,
@@ -127,279 +130,15 @@ SetOption = Annotated[
     typer.Option(
         "--set",
         help="Override a scenario value: --set 'links[0].rate=10 Gb/s' (repeatable).",
+        metavar="KEY=VALUE",
     ),
 ]
 
 
 def _print_summary(result: Result) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    from ethersim.cli_summary import print_summary
 
-    s = result.summary
-    header = Text.assemble(
-        _literal(s["scenario"], "bold"),
-        f"  seed {s['seed']}  stopped: {s['stop_reason']}  "
-        f"simulated {_fmt_time(s['sim_time_s'])}  events {s['events']:,}  "
-        f"wall {result.wall_time_s:.3f} s  ({result.events_per_s / 1e6:.1f} M events/s)",
-    )
-    out_console().print(header, highlight=False)
-    flows = Table(title="flows", title_justify="left")
-    for col in (
-        "flow",
-        "from → to",
-        "sent",
-        "received",
-        "lost in network",
-        "sender drops",
-        "loss",
-        "completion",
-        "goodput",
-        "delay mean",
-        "p99",
-    ):
-        flows.add_column(
-            col, justify="right" if col not in ("flow", "from → to") else "left", overflow="fold"
-        )
-    for f in s["flows"]:
-        flows.add_row(
-            _literal(f["name"]),
-            _literal(f"{f['from']} → {f['to']}"),
-            f"{f['packets_sent']:,}",
-            f"{f['packets_received']:,}",
-            f"{f['lost']:,}",
-            f"{f['send_drops']:,}",
-            f"{100 * f['loss_fraction']:.3g}%",
-            _fmt_time(f["completion_time_s"]),
-            _fmt_rate(f["goodput_bps"]),
-            # Statistics of no packets are no numbers.
-            _fmt_time(f["delay"]["mean_s"] if f["delay"]["count"] else None),
-            _fmt_time(f["delay"]["p99_s"] if f["delay"]["count"] else None),
-        )
-    out_console().print(flows)
-    pings = [f for f in s["flows"] if "rtt" in f]
-    if pings:
-        rtt = Table(title="round trips", title_justify="left")
-        for col in ("flow", "requests", "replies", "rtt mean", "std", "p50", "p99", "max"):
-            rtt.add_column(col, justify="left" if col == "flow" else "right", overflow="fold")
-        for f in pings:
-            r = f["rtt"]
-            rtt.add_row(
-                _literal(f["name"]),
-                f"{f['ping_requests']:,}",
-                f"{f['ping_replies']:,}",
-                *(_fmt_time(r[k]) for k in ("mean_s", "std_s", "p50_s", "p99_s", "max_s")),
-            )
-        out_console().print(rtt)
-    tcp_flows = [f for f in s["flows"] if "fast_retransmits" in f]
-    if tcp_flows:
-        tcp = Table(title="tcp", title_justify="left")
-        tcp_columns = ("segments", "retransmitted", "timeouts", "fast retransmits", "dup acks")
-        for col in ("flow", *tcp_columns, "srtt", "transfer"):
-            tcp.add_column(col, justify="left" if col == "flow" else "right", overflow="fold")
-        for f in tcp_flows:
-            tcp.add_row(
-                _literal(f["name"]),
-                f"{f['segments_sent']:,}",
-                f"{f['retransmissions']:,}",
-                f"{f['timeouts']:,}",
-                f"{f['fast_retransmits']:,}",
-                f"{f['dup_acks']:,}",
-                _fmt_time(f["srtt_s"]),
-                _fmt_time(f["transfer_time_s"]),
-            )
-        out_console().print(tcp)
-    ports = Table(title="ports", title_justify="left")
-    port_columns = ("frames", "drops", "lost on wire", "max queue", "mean queue", "utilization")
-    for col in ("port", *port_columns):
-        ports.add_column(col, justify="left" if col == "port" else "right", overflow="fold")
-    for p in s["ports"]:
-        if p["frames_sent"] == 0 and p["drops"] == 0 and p["wire_losses"] == 0:
-            continue
-        ports.add_row(
-            _literal(f"{p['node']} → {p['peer']}"),
-            f"{p['frames_sent']:,}",
-            f"{p['drops']:,}",
-            f"{p['wire_losses']:,}",
-            f"{p['max_queue_bytes']:,} B",
-            f"{p['mean_queue_bytes']:,.0f} B",
-            f"{100 * p['utilization']:.1f}%",
-        )
-    out_console().print(ports)
-    _print_pause(s)
-    _print_eee(s)
-    _print_capacity_scaling(s)
-    _print_stations(s)
-    _print_jobs(s)
-    _print_links(s)
-    _print_captures(s)
-
-
-def _print_captures(s: dict[str, Any]) -> None:
-    if not s.get("captures"):
-        return
-    from rich.table import Table
-
-    t = Table(title="packet captures", title_justify="left")
-    for col in ("port", "file", "frames", "bytes on the wire"):
-        t.add_column(col, justify="left" if col in ("port", "file") else "right")
-    for c in s["captures"]:
-        t.add_row(
-            _literal(c["port"]), _literal(c["file"]), f"{c['frames']:,}", f"{c['frame_bytes']:,}"
-        )
-    out_console().print(t)
-
-
-def _print_stations(s: dict[str, Any]) -> None:
-    """The stations of shared-medium segments (CSMA/CD), when the scenario has any."""
-    from rich.table import Table
-
-    stations = s.get("stations", [])
-    if not stations:
-        return
-    span = "the measurement window" if s.get("window") else "the run"
-    table = Table(title=f"stations (CSMA/CD, over {span})", title_justify="left")
-    columns = ("station", "frames", "bit rate", "delay mean", "delay std", "excess delay")
-    for col in (*columns, "collisions/frame", "drops"):
-        table.add_column(col, justify="left" if col == "station" else "right", overflow="fold")
-    for st in stations:
-        table.add_row(
-            _literal(f"{st['node']} → {st['segment']}"),
-            f"{st['frames_sent']:,}",
-            _fmt_rate(st["bit_rate_bps"]),
-            _fmt_time(st["delay_mean_s"]),
-            _fmt_time(st["delay_std_s"]),
-            _fmt_time(st["excess_delay_mean_s"]),
-            f"{st['collisions_per_frame']:.3f}",
-            f"{st['drops']:,}",
-        )
-    out_console().print(table)
-
-
-def _print_jobs(s: dict[str, Any]) -> None:
-    """MPI jobs, when the scenario has any: the profile the EEE performance model needs."""
-    from rich.table import Table
-
-    jobs = s.get("jobs", [])
-    if not jobs:
-        return
-    table = Table(title="mpi jobs", title_justify="left")
-    columns = ("job", "ranks", "elapsed", "messages", "within hosts", "per node", "mean bytes")
-    for col in columns:
-        table.add_column(col, justify="left" if col == "job" else "right", overflow="fold")
-    for j in jobs:
-        elapsed = j["elapsed_s"]
-        table.add_row(
-            _literal(j["name"]),
-            f"{j['ranks']} ({j['nodes']} x {j['processes_per_node']})",
-            "unfinished" if elapsed is None else _fmt_time(elapsed),
-            f"{j['messages']:,}",
-            f"{j['intra_messages']:,}",
-            f"{j['communications_per_node']:,.1f}",
-            f"{j['mean_bytes']:,.0f} B",
-        )
-    out_console().print(table)
-
-
-def _print_pause(s: dict[str, Any]) -> None:
-    """PAUSE per port, when any port sent or received one."""
-    from rich.table import Table
-
-    active = [p for p in s["ports"] if p["pause_sent"] or p["pause_received"]]
-    if not active:
-        return
-    pause = Table(title="pause (802.3x)", title_justify="left")
-    for col in ("port", "sent", "received", "honours", "paused"):
-        pause.add_column(col, justify="left" if col == "port" else "right", overflow="fold")
-    for p in active:
-        pause.add_row(
-            _literal(f"{p['node']} → {p['peer']}"),
-            f"{p['pause_sent']:,}",
-            f"{p['pause_received']:,}",
-            "yes" if p["honours_pause"] else "no",
-            _fmt_time(p["paused_s"]),
-        )
-    out_console().print(pause)
-
-
-def _print_eee(s: dict[str, Any]) -> None:
-    """Low Power Idle per port, when any link has it."""
-    from rich.table import Table
-
-    ports = [p for p in s["ports"] if p["eee"]]
-    if not ports:
-        return
-    eee = Table(title="eee (802.3az)", title_justify="left")
-    for col in ("port", "active", "asleep", "waking", "sleeps", "wakes", "energy", "saved"):
-        eee.add_column(col, justify="left" if col == "port" else "right", overflow="fold")
-    for p in ports:
-        asleep = p["lpi_sleep_s"] + p["lpi_quiet_s"] + p["lpi_refresh_s"]
-        eee.add_row(
-            _literal(f"{p['node']} → {p['peer']}"),
-            _fmt_time(p["lpi_active_s"]),
-            _fmt_time(asleep),
-            _fmt_time(p["lpi_wake_s"]),
-            f"{p['lpi_sleeps']:,}",
-            f"{p['lpi_wakes']:,}",
-            f"{p['energy_j']:.4g} J",
-            f"{p['energy_saved_percent']:.1f}%",
-        )
-    out_console().print(eee)
-
-
-def _print_capacity_scaling(s: dict[str, Any]) -> None:
-    """Ports whose rate is scaled (rate switching): mean service rate and energy."""
-    from rich.table import Table
-
-    ports = [p for p in s["ports"] if p["rate_scaled"]]
-    if not ports:
-        return
-    table = Table(title="capacity scaling", title_justify="left")
-    for col in ("port", "rate changes", "mean service rate", "below fastest", "energy", "saved"):
-        table.add_column(col, justify="left" if col == "port" else "right", overflow="fold")
-    for p in ports:
-        energy = p["service_energy_j"]
-        table.add_row(
-            _literal(f"{p['node']} → {p['peer']}"),
-            f"{p['rate_changes']:,}",
-            _fmt_rate(p["service_rate_mean_bps"]),
-            f"{p['service_rate_reduction_percent']:.1f}%",
-            "\N{EN DASH}" if energy is None else f"{energy:.4g} J",
-            "\N{EN DASH}" if energy is None else f"{p['service_energy_saved_percent']:.1f}%",
-        )
-    out_console().print(table)
-
-
-def _print_links(s: dict[str, Any]) -> None:
-    """Links that went dark, lost frames or switched rate."""
-    from rich.table import Table
-
-    eventful = [
-        link
-        for link in s["links"]
-        if link["outages"] > 0 or sum(link["frames_lost"]) > 0 or link["rates_bps"]
-    ]
-    if not eventful:
-        return
-    links = Table(title="links", title_justify="left")
-    for col in ("link", "outages", "dark", "frames lost", "rate switches", "time at each rate"):
-        links.add_column(col, justify="left" if col == "link" else "right", overflow="fold")
-    for link in eventful:
-        a, b = link["between"]
-        lost_ab, lost_ba = link["frames_lost"]
-        at_rates = ", ".join(
-            f"{_fmt_rate(r)} {_fmt_time(t)}"
-            for r, t in zip(link["rates_bps"], link["time_at_rate_s"], strict=True)
-        )
-        switches = f"{link['rate_switches']:,} ({_fmt_time(link['switching_s'])} dark)"
-        links.add_row(
-            _literal(f"{a} ↔ {b}"),
-            f"{link['outages']:,}",
-            _fmt_time(link["dark_s"]),
-            f"{lost_ab:,} → / {lost_ba:,} ←",
-            switches if link["rates_bps"] else "\N{EN DASH}",
-            at_rates or "\N{EN DASH}",
-        )
-    out_console().print(links)
+    print_summary(result)
 
 
 def _run_command(
@@ -426,16 +165,32 @@ def _run_command(
     return words
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "ethersim run examples/udp-file.toml",
+        "ethersim run examples/tcp-file.toml --set 'apps[0].size=5 MB' --out results/tcp",
+        "ethersim run examples/poisson-fan-in.toml --seed 7 --format json > summary.json",
+    )
+)
 @_closed_pipe_is_success
 def run(
     # Taken as text: a path as the user wrote it is named as written ("dir/" stays so).
-    scenario: Annotated[str, typer.Argument(help="Scenario file (TOML), or - for standard input.")],
+    scenario: Annotated[
+        str,
+        typer.Argument(
+            help="Scenario file (TOML), or - for standard input.",
+            metavar="SCENARIO",
+            click_type=plain_text(),
+        ),
+    ],
     out: Annotated[
-        Path | None, typer.Option("--out", help="Write summary.json and Parquet tables here.")
+        Path | None,
+        typer.Option("--out", help="Write summary.json and Parquet tables here.", metavar="DIR"),
     ] = None,
     set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Replace the scenario's seed.")] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Replace the scenario's seed.", metavar="SEED")
+    ] = None,
     pcap: Annotated[
         list[str] | None,
         typer.Option(
@@ -446,6 +201,15 @@ def run(
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
+    output_format: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="table: readable tables (the first rows of each); json: the whole summary, "
+            "as summary.json holds it, for programs.",
+            metavar="table|json",
+        ),
+    ] = "table",
     max_wall: Annotated[
         float | None,
         typer.Option(
@@ -458,6 +222,10 @@ def run(
 ) -> None:
     """Run a scenario and print its results."""
 
+    if output_format not in ("table", "json"):
+        raise _fail(
+            ScenarioError(f"{output_format!r} is not a format; expected table or json", "--format")
+        )
     if max_wall is not None and not math.isfinite(max_wall):
         raise _fail(ScenarioError(f"{max_wall} is not a number of seconds", "--max-wall"))
     watch = _Watch(max_wall)
@@ -506,7 +274,9 @@ def run(
         from rich.text import Text
 
         err_console().print(Text.assemble(("note: ", "bold"), _literal(note)))
-    if not quiet:
+    if not quiet and output_format == "json":
+        sys.stdout.write(result.summary_json())
+    elif not quiet:
         _print_summary(result)
         if out is not None:
             from rich.text import Text
@@ -515,11 +285,23 @@ def run(
             out_console().print(written, highlight=False)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "ethersim validate examples/eee-ping.toml",
+        "ethersim validate examples/tcp-file.toml --set 'links[1].rate=100 Mb/s'",
+    )
+)
 @_closed_pipe_is_success
 def validate(
     # Taken as text: a path as the user wrote it is named as written ("dir/" stays so).
-    scenario: Annotated[str, typer.Argument(help="Scenario file (TOML), or - for standard input.")],
+    scenario: Annotated[
+        str,
+        typer.Argument(
+            help="Scenario file (TOML), or - for standard input.",
+            metavar="SCENARIO",
+            click_type=plain_text(),
+        ),
+    ],
     set_: SetOption = None,
 ) -> None:
     """Check a scenario without running it."""
@@ -541,7 +323,13 @@ def validate(
     out_console().print(Text.assemble(_literal(scenario), f": ok ({counts})"), highlight=False)
 
 
-@app.command()
+@app.command(
+    epilog=examples(
+        "ethersim schema > scenario.schema.json",
+        "ethersim schema --markdown > scenarios.md",
+        "ethersim schema --sweep",
+    )
+)
 @_closed_pipe_is_success
 def schema(
     markdown: Annotated[
@@ -563,11 +351,12 @@ def schema(
         sys.stdout.write(json.dumps(api.schema(), indent=2) + "\n")
 
 
-@app.command()
+@app.command(epilog=examples("ethersim bench", "ethersim bench --scenario tcp-file-500MB"))
 @_closed_pipe_is_success
 def bench(
     name: Annotated[
-        list[str] | None, typer.Option("--scenario", help="Run only this bench scenario.")
+        list[str] | None,
+        typer.Option("--scenario", help="Run only this bench scenario.", metavar="NAME"),
     ] = None,
 ) -> None:
     """Run the fixed bench scenarios, one process each, and print their figures as JSON."""

@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ParamSpec
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 import typer
 
@@ -40,6 +40,7 @@ __all__ = [
     "literal",
     "on_sigterm",
     "out_console",
+    "plain_text",
     "silence_stdout",
     "stopped",
     "visible",
@@ -161,6 +162,24 @@ def fail(error: EthersimError) -> typer.Exit:
     message = Text.assemble((f"{kind}: ", "bold red"), literal(error))
     err_console().print(message, highlight=False, soft_wrap=True)
     return typer.Exit(exit_status(error))
+
+
+@functools.cache
+def plain_text() -> Any:
+    """The parameter type of a text argument whose ``--help`` row shows only its
+    placeholder (``SCENARIO``), not a type (``<str>``): every placeholder in ethersim's
+    help is one upper-case word. Give it as ``typer.Argument(click_type=plain_text())``.
+    """
+    try:  # typer 0.28 carries its own copy of click
+        from typer._click import types
+    except ImportError:  # earlier typer uses click itself
+        from click import types  # type: ignore[no-redef]
+
+    class PlainText(types.StringParamType):
+        def get_metavar(self, param: object, ctx: object = None) -> str:
+            return ""
+
+    return PlainText()
 
 
 def examples(*commands: str) -> str:

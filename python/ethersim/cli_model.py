@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ethersim.cli_common import closed_pipe_is_success, fail, fmt_rate, fmt_time, out_console
+from ethersim.cli_common import (
+    closed_pipe_is_success,
+    examples,
+    fail,
+    fmt_rate,
+    fmt_time,
+    out_console,
+    plain_text,
+)
 from ethersim.errors import ScenarioError
 
 if TYPE_CHECKING:
@@ -102,6 +110,10 @@ def _print_table(table: pd.DataFrame, burst_bytes: int, dark_s: float, packets: 
     "Lost = max(0, R * min(8B / R, T) - 8S) bits, for a burst of B bytes arriving at rate R "
     "into a link dark for T behind a buffer of S bytes; nothing drains while the link is "
     "dark, and nothing is lost once it is back. One row per rate and buffer.",
+    epilog=examples(
+        "ethersim model burst-loss",
+        'ethersim model burst-loss --rate "6 Gb/s" --buffer "1 MB" --packet "1500 B"',
+    ),
 )
 def burst_loss(
     rate: Annotated[
@@ -109,26 +121,37 @@ def burst_loss(
         typer.Option(
             "--rate",
             help="Rate at which the burst fills the buffer (frame bytes per second x 8; "
-            "C*F/(F+20) for frames of F bytes at line rate C). Repeatable.",
-            show_default=", ".join(DEFAULT_RATES),
+            "C*F/(F+20) for frames of F bytes at line rate C). Repeatable. "
+            f"Default: {', '.join(DEFAULT_RATES)}.",
+            show_default=False,
+            metavar="RATE",
         ),
     ] = None,
-    burst: Annotated[str, typer.Option("--burst", help="Size of the burst.")] = "10 MB",
-    dark: Annotated[str, typer.Option("--dark", help="Time the link is dark.")] = "10 ms",
+    burst: Annotated[
+        str, typer.Option("--burst", help="Size of the burst.", metavar="SIZE")
+    ] = "10 MB",
+    dark: Annotated[
+        str, typer.Option("--dark", help="Time the link is dark.", metavar="TIME")
+    ] = "10 ms",
     buffer: Annotated[
         list[str] | None,
         typer.Option(
             "--buffer",
-            help="Buffer in front of the link, empty when the burst starts. Repeatable.",
-            show_default=", ".join(DEFAULT_BUFFERS),
+            help="Buffer in front of the link, empty when the burst starts. Repeatable. "
+            f"Default: {', '.join(DEFAULT_BUFFERS)}.",
+            show_default=False,
+            metavar="SIZE",
         ),
     ] = None,
     packet: Annotated[
         str | None,
-        typer.Option("--packet", help="Mean packet length, to count the packets lost."),
+        typer.Option(
+            "--packet", help="Mean packet length, to count the packets lost.", metavar="SIZE"
+        ),
     ] = None,
     csv: Annotated[
-        bool, typer.Option("--csv", help="Print the table as CSV instead of a table.")
+        bool,
+        typer.Option("--csv", help="Print the table as CSV instead of a table."),
     ] = False,
 ) -> None:
     """What a burst loses into a link that is dark while it switches rate (the model:
@@ -214,10 +237,20 @@ def _read_gaps(path: str, points: pd.Series) -> list[tuple[Any, Any]]:
     "else 0, by least squares. POINTS is a CSV file with columns interval_us and overhead_us "
     "(the mean idle interval and the overhead per communication, us); with --gaps, columns "
     "point and overhead_us, and f is summed over each point's measured idle gaps.",
+    epilog=examples(
+        "ethersim model eee-fit points.csv",
+        "ethersim model eee-fit results/eee-hpc/eee_hpc_points.csv "
+        "--gaps results/eee-hpc/eee_hpc_gaps.csv",
+    ),
 )
 def eee_fit(
-    points: Annotated[str, typer.Argument(help="CSV file: interval_us, overhead_us.")],
-    gaps: Annotated[str | None, typer.Option("--gaps", help=GAPS_HELP)] = None,
+    points: Annotated[
+        str,
+        typer.Argument(
+            help="CSV file: interval_us, overhead_us.", metavar="POINTS", click_type=plain_text()
+        ),
+    ],
+    gaps: Annotated[str | None, typer.Option("--gaps", help=GAPS_HELP, metavar="FILE")] = None,
 ) -> None:
     """Fits c, alpha and t (the model: :mod:`ethersim.models.eee_perf`) and prints them."""
     from ethersim.models.eee_perf import fit_gaps, fit_mean_interval
@@ -247,13 +280,21 @@ def eee_fit(
     "I = T_base / n - 8 S / B. PROFILE is a CSV file with columns t_base_s, communications, "
     "mean_bytes and bandwidth_bps (with --gaps: point, t_base_s and communications, and f is "
     "summed over each point's idle gaps); prints it back with elapsed_s and overhead_percent.",
+    epilog=examples("ethersim model eee-predict profiles.csv --c 61 --alpha 0.137 --t 335"),
 )
 def eee_predict(
-    profile: Annotated[str, typer.Argument(help="CSV file of application profiles.")],
-    c: Annotated[float, typer.Option("--c", help="Penalty ceiling, us.")],
-    alpha: Annotated[float, typer.Option("--alpha", help="Rise rate, per us.")],
-    t: Annotated[float, typer.Option("--t", help="Timeout below which nothing is paid, us.")],
-    gaps: Annotated[str | None, typer.Option("--gaps", help=GAPS_HELP)] = None,
+    profile: Annotated[
+        str,
+        typer.Argument(
+            help="CSV file of application profiles.", metavar="PROFILE", click_type=plain_text()
+        ),
+    ],
+    c: Annotated[float, typer.Option("--c", help="Penalty ceiling, us.", metavar="US")],
+    alpha: Annotated[float, typer.Option("--alpha", help="Rise rate, per us.", metavar="PER_US")],
+    t: Annotated[
+        float, typer.Option("--t", help="Timeout below which nothing is paid, us.", metavar="US")
+    ],
+    gaps: Annotated[str | None, typer.Option("--gaps", help=GAPS_HELP, metavar="FILE")] = None,
 ) -> None:
     """Applies the model to each profile; CSV on standard output."""
     from ethersim.models.eee_perf import EeeModel, gaps_penalty_us, idle_interval_us

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from ethersim.cli_common import fail
+from ethersim.cli_common import examples, fail, plain_text
 from ethersim.errors import EthersimError, ScenarioError
 
 __all__ = ["register"]
@@ -23,15 +23,23 @@ PATTERN_HELP = "synthetic, ft, cg or mg (see docs/mpi.md)."
 
 
 def mpi_trace(
-    pattern: Annotated[str, typer.Argument(help=PATTERN_HELP)],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The trace file to write.")],
-    ranks: Annotated[int, typer.Option(help="Ranks in the job.")] = 16,
-    iterations: Annotated[int, typer.Option(help="Iterations of the pattern.")] = 20,
+    pattern: Annotated[
+        str, typer.Argument(help=PATTERN_HELP, metavar="PATTERN", click_type=plain_text())
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="The trace file to write.", metavar="FILE")
+    ],
+    ranks: Annotated[int, typer.Option(help="Ranks in the job.", metavar="N")] = 16,
+    iterations: Annotated[int, typer.Option(help="Iterations of the pattern.", metavar="N")] = 20,
     collective: Annotated[
-        str, typer.Option(help="synthetic: alltoall, allreduce or barrier.")
+        str, typer.Option(help="synthetic: alltoall, allreduce or barrier.", metavar="NAME")
     ] = "alltoall",
-    size: Annotated[int, typer.Option(help="synthetic: the collective's bytes.")] = 1024,
-    sleep_us: Annotated[float, typer.Option(help="synthetic: sleep after each call, us.")] = 0.0,
+    size: Annotated[
+        int, typer.Option(help="synthetic: the collective's bytes.", metavar="BYTES")
+    ] = 1024,
+    sleep_us: Annotated[
+        float, typer.Option(help="synthetic: sleep after each call, us.", metavar="US")
+    ] = 0,
 ) -> None:
     """Write an MPI trace: the synthetic benchmark or an NPB-shaped skeleton."""
     from ethersim import mpi_traces
@@ -59,4 +67,10 @@ def mpi_trace(
 
 def register(app: typer.Typer) -> None:
     """Adds ``mpi-trace`` to the ``ethersim`` command."""
-    app.command("mpi-trace")(mpi_trace)
+    app.command(
+        "mpi-trace",
+        epilog=examples(
+            "ethersim mpi-trace synthetic -o alltoall.csv --ranks 16 --size 4096",
+            "ethersim mpi-trace ft -o ft-16.csv --ranks 16",
+        ),
+    )(mpi_trace)

@@ -18,6 +18,7 @@ from ethersim.cli_common import (
     Terminated,
     closed_pipe_is_success,
     err_console,
+    examples,
     fail,
     finish_writing,
     hold_signals,
@@ -44,15 +45,17 @@ reproduce_app = typer.Typer(
 Rep = TypeVar("Rep")
 
 #: Options every reproduction takes.
-SeedOption = Annotated[int, typer.Option("--seed", help="Seed of every run.")]
+SeedOption = Annotated[int, typer.Option("--seed", help="Seed of every run.", metavar="SEED")]
 JobsOption = Annotated[
     int | None,
-    typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1),
+    typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1, metavar="N"),
 ]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")]
 SchedulerOption = Annotated[
     str | None,
-    typer.Option("--scheduler", help="Run on the Dask scheduler at tcp://HOST:PORT."),
+    typer.Option(
+        "--scheduler", help="Run on the Dask scheduler at tcp://HOST:PORT.", metavar="URL"
+    ),
 ]
 DaskLocalOption = Annotated[bool, typer.Option("--dask-local", help="Run on a local Dask cluster.")]
 SensitivityOption = Annotated[
@@ -178,7 +181,14 @@ def _print_cells(rep: Reproduction) -> None:
     out_console().print(table)
 
 
-@reproduce_app.command("rps")
+@reproduce_app.command(
+    "rps",
+    epilog=examples(
+        "ethersim reproduce rps --quick",
+        'ethersim reproduce rps --buffer "256 KiB" --out results/rps-256k',
+        "ethersim reproduce rps --sensitivity",
+    ),
+)
 @closed_pipe_is_success
 def rps(
     quick: Annotated[
@@ -186,11 +196,15 @@ def rps(
     ] = False,
     out: Annotated[
         Path,
-        typer.Option("--out", help="Folder for the tables, figures and summary."),
+        typer.Option("--out", help="Folder for the tables, figures and summary.", metavar="DIR"),
     ] = Path("results/rps"),
     buffer: Annotated[
         str,
-        typer.Option("--buffer", help="The switch's port buffer in the grid (default 128 KiB)."),
+        typer.Option(
+            "--buffer",
+            help="The switch's port buffer in the grid (default 128 KiB).",
+            metavar="SIZE",
+        ),
     ] = "128 KiB",
     no_xon: Annotated[
         bool,
@@ -206,6 +220,7 @@ def rps(
             help="Where the server's calibrated per-packet time is spent: cpu (before its "
             "transmit buffers; it keeps preparing packets while paused) or nic (in the "
             "controller after each frame; a pause stops it).",
+            metavar="cpu|nic",
         ),
     ] = "cpu",
     seed: SeedOption = 1,
@@ -258,7 +273,13 @@ def rps(
             )
 
 
-@reproduce_app.command("eee-pingpong")
+@reproduce_app.command(
+    "eee-pingpong",
+    epilog=examples(
+        "ethersim reproduce eee-pingpong --quick",
+        "ethersim reproduce eee-pingpong --out results/pingpong",
+    ),
+)
 @closed_pipe_is_success
 def eee_pingpong(
     quick: Annotated[
@@ -266,7 +287,7 @@ def eee_pingpong(
     ] = False,
     out: Annotated[
         Path,
-        typer.Option("--out", help="Folder for the table, figure and summary."),
+        typer.Option("--out", help="Folder for the table, figure and summary.", metavar="DIR"),
     ] = Path("results/eee-pingpong"),
     seed: SeedOption = 1,
     jobs: JobsOption = None,
@@ -312,7 +333,12 @@ def eee_pingpong(
     _done(rep.runs, rep.jobs, rep.wall_s, written)
 
 
-@reproduce_app.command("eee-hpc")
+@reproduce_app.command(
+    "eee-hpc",
+    epilog=examples(
+        "ethersim reproduce eee-hpc --quick", "ethersim reproduce eee-hpc --idle-timeout-us 500"
+    ),
+)
 @closed_pipe_is_success
 def eee_hpc(
     quick: Annotated[
@@ -320,12 +346,15 @@ def eee_hpc(
     ] = False,
     out: Annotated[
         Path,
-        typer.Option("--out", help="Folder for the tables, figures and summary."),
+        typer.Option("--out", help="Folder for the tables, figures and summary.", metavar="DIR"),
     ] = Path("results/eee-hpc"),
     idle_timeout_us: Annotated[
         int,
         typer.Option(
-            "--idle-timeout-us", min=1, help="The LPI idle timeout of every link, us (study: 1000)."
+            "--idle-timeout-us",
+            min=1,
+            help="The LPI idle timeout of every link, us (study: 1000).",
+            metavar="US",
         ),
     ] = 1000,
     array_reading: Annotated[
@@ -334,6 +363,7 @@ def eee_hpc(
             "--array-reading",
             help="What the paper's MPI_Alltoall array is: pair (the block each pair of "
             "ranks exchanges) or buffer (the whole send buffer, an equal block per rank).",
+            metavar="READING",
         ),
     ] = "pair",
     seed: SeedOption = 1,
@@ -391,7 +421,12 @@ def eee_hpc(
     _done(rep.runs, rep.jobs, rep.wall_s, written)
 
 
-@reproduce_app.command("csma")
+@reproduce_app.command(
+    "csma",
+    epilog=examples(
+        "ethersim reproduce csma --quick", "ethersim reproduce csma --jobs 2 --out results/csma"
+    ),
+)
 @closed_pipe_is_success
 def csma(
     quick: Annotated[
@@ -403,7 +438,7 @@ def csma(
     ] = False,
     out: Annotated[
         Path,
-        typer.Option("--out", help="Folder for the table, figures and summary."),
+        typer.Option("--out", help="Folder for the table, figures and summary.", metavar="DIR"),
     ] = Path("results/csma"),
     tx_service_us: Annotated[
         float | None,
@@ -413,6 +448,7 @@ def csma(
             max=100_000.0,
             help="The hosts' transmit service time after each frame, us (default: calibrated "
             "so two hosts send 64-byte frames at the study's 13,500 packets/s).",
+            metavar="US",
         ),
     ] = None,
     seed: SeedOption = 1,
@@ -463,7 +499,13 @@ def csma(
     _done(rep.runs, rep.jobs, rep.wall_s, written)
 
 
-@reproduce_app.command("capacity-scaling")
+@reproduce_app.command(
+    "capacity-scaling",
+    epilog=examples(
+        "ethersim reproduce capacity-scaling --quick",
+        "ethersim reproduce capacity-scaling --tcp-profile linux --also-profile none",
+    ),
+)
 @closed_pipe_is_success
 def capacity_scaling(
     quick: Annotated[
@@ -476,12 +518,18 @@ def capacity_scaling(
     ] = False,
     out: Annotated[
         Path,
-        typer.Option("--out", help="Folder for the tables, time series, figures and summary."),
+        typer.Option(
+            "--out", help="Folder for the tables, time series, figures and summary.", metavar="DIR"
+        ),
     ] = Path("results/capacity-scaling"),
     replications: Annotated[
         int | None,
         typer.Option(
-            "--replications", min=1, max=1000, help="Runs per cell (default 5; 2 with --quick)."
+            "--replications",
+            min=1,
+            max=1000,
+            help="Runs per cell (default 5; 2 with --quick).",
+            metavar="N",
         ),
     ] = None,
     duration_s: Annotated[
@@ -491,6 +539,7 @@ def capacity_scaling(
             min=1.0,
             max=100_000.0,
             help="Simulated seconds per run (default 300; 20 with --quick).",
+            metavar="SECONDS",
         ),
     ] = None,
     burst_rate_mbps: Annotated[
@@ -500,6 +549,7 @@ def capacity_scaling(
             min=0.01,
             max=100.0,
             help="Background payload rate during a burst, Mb/s.",
+            metavar="MBPS",
         ),
     ] = 5.0,
     static_fraction: Annotated[
@@ -509,11 +559,18 @@ def capacity_scaling(
             min=0.0,
             max=1.0,
             help="Power at any rate as a fraction of the power at 10 Mb/s.",
+            metavar="FRACTION",
         ),
     ] = 0.5,
     delay_bound_ms: Annotated[
         float,
-        typer.Option("--delay-bound", min=2.0, max=10_000.0, help="practRA's delay bound d, ms."),
+        typer.Option(
+            "--delay-bound",
+            min=2.0,
+            max=10_000.0,
+            help="practRA's delay bound d, ms.",
+            metavar="MS",
+        ),
     ] = 10.0,
     tcp_profile: Annotated[
         str,
@@ -548,6 +605,7 @@ def capacity_scaling(
             "--db",
             help="Results database (default: OUT.duckdb beside the output folder); runs "
             "already in it are not run again.",
+            metavar="FILE",
         ),
     ] = None,
     scheduler: SchedulerOption = None,
@@ -627,7 +685,9 @@ def capacity_scaling(
     _done(rep.runs, rep.jobs, rep.wall_s, written)
 
 
-@reproduce_app.command("all")
+@reproduce_app.command(
+    "all", epilog=examples("ethersim reproduce all --quick", "ethersim reproduce all --out results")
+)
 @closed_pipe_is_success
 def all_studies(
     quick: Annotated[
@@ -636,7 +696,9 @@ def all_studies(
     out: Annotated[
         Path,
         typer.Option(
-            "--out", help="Folder for one folder per study and index.html linking their reports."
+            "--out",
+            help="Folder for one folder per study and index.html linking their reports.",
+            metavar="DIR",
         ),
     ] = Path("results"),
     seed: SeedOption = 1,

@@ -12,22 +12,38 @@ from typing import Annotated
 
 import typer
 
-from ethersim.cli_common import closed_pipe_is_success, fail, literal, out_console
+from ethersim.cli_common import (
+    closed_pipe_is_success,
+    examples,
+    fail,
+    literal,
+    out_console,
+    plain_text,
+)
 from ethersim.errors import EthersimError, ScenarioError
 
 __all__ = ["register"]
 
 
 def what_if(
-    trace: Annotated[str, typer.Argument(help="A packet trace: a pcap or pcapng file.")],
+    trace: Annotated[
+        str,
+        typer.Argument(
+            help="A packet trace: a pcap or pcapng file.", metavar="TRACE", click_type=plain_text()
+        ),
+    ],
     phy: Annotated[
-        str, typer.Option("--phy", help="The PHY type: 100BASE-TX, 1000BASE-T or 10GBASE-T.")
+        str,
+        typer.Option(
+            "--phy", help="The PHY type: 100BASE-TX, 1000BASE-T or 10GBASE-T.", metavar="PHY"
+        ),
     ] = "10GBASE-T",
     timeout: Annotated[
         list[str] | None,
         typer.Option(
             "--timeout",
             help="An idle timeout to compare (repeatable; default 10 us, 100 us, 1 ms).",
+            metavar="TIME",
         ),
     ] = None,
     coalesce: Annotated[
@@ -35,20 +51,28 @@ def what_if(
         typer.Option(
             "--coalesce",
             help="A coalescing timer to compare (repeatable; default 100 us and 1 ms).",
+            metavar="TIME",
         ),
     ] = None,
     frames: Annotated[
-        int, typer.Option("--frames", help="Frames that end coalescing at once.", min=1)
+        int,
+        typer.Option("--frames", help="Frames that end coalescing at once.", min=1, metavar="N"),
     ] = 16,
     time_scale: Annotated[
         float,
-        typer.Option("--time-scale", help="Multiply the trace's gaps (0.5: twice as fast)."),
+        typer.Option(
+            "--time-scale", help="Multiply the trace's gaps (0.5: twice as fast).", metavar="FACTOR"
+        ),
     ] = 1.0,
     csv: Annotated[
-        Path | None, typer.Option("--csv", help="Also write the table to this CSV file.")
+        Path | None,
+        typer.Option("--csv", help="Also write the table to this CSV file.", metavar="FILE"),
     ] = None,
     jobs: Annotated[
-        int | None, typer.Option("--jobs", "-j", help="Runs at once (default: every core).", min=1)
+        int | None,
+        typer.Option(
+            "--jobs", "-j", help="Runs at once (default: every core).", min=1, metavar="N"
+        ),
     ] = None,
 ) -> None:
     """What would Energy Efficient Ethernet save, and what delay would it add, on a trace?"""
@@ -135,4 +159,10 @@ def _rate_bps(text: str) -> int:
 
 def register(app: typer.Typer) -> None:
     """Adds ``what-if`` to the ``ethersim`` command."""
-    app.command("what-if")(closed_pipe_is_success(what_if))
+    app.command(
+        "what-if",
+        epilog=examples(
+            "ethersim what-if examples/traces/office.pcapng --phy 1000BASE-T",
+            'ethersim what-if capture.pcap --timeout "50 us" --coalesce "1 ms" --csv policies.csv',
+        ),
+    )(closed_pipe_is_success(what_if))

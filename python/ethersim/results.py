@@ -270,7 +270,7 @@ class Result:
         if key == "tcp_series":
             return self._tcp_series_table()
         # Nested records ({"delay": {"mean_s": ...}}) become flat columns ("delay_mean_s").
-        return pd.json_normalize(self.summary.get(key, []), sep="_")
+        return numeric_columns(pd.json_normalize(self.summary.get(key, []), sep="_"))
 
     def _series_table(self) -> pd.DataFrame:
         import pandas as pd
@@ -477,6 +477,25 @@ def decimation_notes(summary: dict[str, Any]) -> list[str]:
                     f"level ({s['points']:,} points kept; raise max_points to keep more)"
                 )
     return notes
+
+
+def numeric_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with every column whose values are all numbers or missing made a float
+    column, missing values NaN: a value the summary leaves ``null`` (statistics of no
+    packets, a measurement window the run did not have) would otherwise make the column
+    one of Python objects holding ``None``, which neither sorts nor sums."""
+    import numbers
+
+    import pandas as pd
+
+    for column in frame.columns:
+        values = frame[column]
+        if values.dtype != "object":
+            continue
+        present = values[values.notna()]
+        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in present):
+            frame[column] = pd.to_numeric(values, errors="coerce").astype("float64")
+    return frame
 
 
 def _series_index(series: dict[str, Any]) -> dict[str, Any]:

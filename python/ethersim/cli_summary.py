@@ -1,0 +1,424 @@
+"""A run's results on the terminal: the tables ``ethersim run`` prints.
+
+Every table fits 80 columns: short headers, light borders, numbers with their units
+(:mod:`ethersim.units`) that never wrap inside a number (names may fold), and no more
+than :data:`MAX_ROWS` rows, followed by a line saying how many are hidden and where
+they all are. Printing therefore costs the same for ten flows or a hundred thousand;
+the files (``--out``) and ``--format json`` hold every row. A table whose mechanism the
+run did not use (PAUSE, EEE, rate scaling, CSMA/CD, MPI jobs, captures) is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ethersim.cli_common import literal, out_console
+from ethersim.units import (
+    MISSING,
+    fmt_bytes,
+    fmt_count,
+    fmt_energy,
+    fmt_percent,
+    fmt_rate,
+    fmt_time,
+)
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from ethersim.results import Result
+
+__all__ = ["MAX_ROWS", "print_summary"]
+
+#: Rows shown per table; the rest are counted in a line under it.
+MAX_ROWS = 20
+
+#: A column: its header, and whether it holds text (left, may fold) or a number (right,
+#: never wrapped).
+Column = tuple[str, bool]
+
+
+def _table(title: str, columns: Sequence[Column]) -> Table:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        padding=(0, 1),
+    )
+    for header, text in columns:
+        if text:
+            table.add_column(header, justify="left", overflow="fold", ratio=1)
+        else:
+            table.add_column(header, justify="right", no_wrap=True)
+    return table
+
+
+def _print(
+    title: str,
+    columns: Sequence[Column],
+    items: Sequence[Any],
+    row: Callable[[Any], Iterable[str]],
+    noun: str,
+) -> None:
+    """Prints up to :data:`MAX_ROWS` of ``items`` as a table, then how many are hidden."""
+    if not items:
+        return
+    table = _table(title, columns)
+    for item in items[:MAX_ROWS]:
+        table.add_row(*(literal(c) for c in row(item)))
+    console = out_console()
+    console.print(table)
+    hidden = len(items) - MAX_ROWS
+    if hidden > 0:
+        console.print(
+            f"  ... and {hidden:,} more {noun} (every row: --out DIR or --format json)",
+            highlight=False,
+        )
+
+
+def _port(p: dict[str, Any]) -> str:
+    return f"{p['node']} → {p['peer']}"
+
+
+def print_summary(result: Result) -> None:
+    """Prints a run's header line and every table that has something to show."""
+    from rich.text import Text
+
+    s = result.summary
+    header = Text.assemble(
+        literal(s["scenario"], "bold"),
+        f"  seed {s['seed']}  stopped: {s['stop_reason']}  "
+        f"simulated {fmt_time(s['sim_time_s'])}  events {s['events']:,}  "
+        f"wall {result.wall_time_s:.3f} s  ({result.events_per_s / 1e6:.1f} M events/s)",
+    )
+    out_console().print(header, highlight=False)
+    _flows(s)
+    _pings(s)
+    _tcp(s)
+    _ports(s)
+    _pause(s)
+    _eee(s)
+    _capacity_scaling(s)
+    _stations(s)
+    _jobs(s)
+    _links(s)
+    _captures(s)
+
+
+def _delay(f: dict[str, Any], key: str) -> str:
+    # Statistics of no packets are no numbers.
+    return fmt_time(f["delay"][key]) if f["delay"]["count"] else MISSING
+
+
+def _flows(s: dict[str, Any]) -> None:
+    flows = s["flows"]
+    _print(
+        "flows",
+        [
+            ("flow", True),
+            ("from → to", True),
+            ("sent", False),
+            ("received", False),
+            ("lost", False),
+            ("sender drops", False),
+            ("loss", False),
+        ],
+        flows,
+        lambda f: (
+            f["name"],
+            f"{f['from']} → {f['to']}",
+            fmt_count(f["packets_sent"]),
+            fmt_count(f["packets_received"]),
+            fmt_count(f["lost"]),
+            fmt_count(f["send_drops"]),
+            fmt_percent(100 * f["loss_fraction"]),
+        ),
+        "flows",
+    )
+    _print(
+        "delivery",
+        [
+            ("flow", True),
+            ("completion", False),
+            ("goodput", False),
+            ("delay mean", False),
+            ("delay p99", False),
+        ],
+        flows,
+        lambda f: (
+            f["name"],
+            fmt_time(f["completion_time_s"]),
+            fmt_rate(f["goodput_bps"]),
+            _delay(f, "mean_s"),
+            _delay(f, "p99_s"),
+        ),
+        "flows",
+    )
+
+
+def _pings(s: dict[str, Any]) -> None:
+    pings = [f for f in s["flows"] if "rtt" in f]
+    _print(
+        "round trips",
+        [
+            ("flow", True),
+            ("requests", False),
+            ("replies", False),
+            *((c, False) for c in ("rtt mean", "std", "p50", "p99", "max")),
+        ],
+        pings,
+        lambda f: (
+            f["name"],
+            fmt_count(f["ping_requests"]),
+            fmt_count(f["ping_replies"]),
+            *(fmt_time(f["rtt"][k]) for k in ("mean_s", "std_s", "p50_s", "p99_s", "max_s")),
+        ),
+        "pings",
+    )
+
+
+def _tcp(s: dict[str, Any]) -> None:
+    tcp = [f for f in s["flows"] if "fast_retransmits" in f]
+    _print(
+        "tcp",
+        [
+            ("flow", True),
+            ("segments", False),
+            ("retx", False),
+            ("timeouts", False),
+            ("fast retx", False),
+            ("dup acks", False),
+            ("srtt", False),
+            ("transfer", False),
+        ],
+        tcp,
+        lambda f: (
+            f["name"],
+            fmt_count(f["segments_sent"]),
+            fmt_count(f["retransmissions"]),
+            fmt_count(f["timeouts"]),
+            fmt_count(f["fast_retransmits"]),
+            fmt_count(f["dup_acks"]),
+            fmt_time(f["srtt_s"]),
+            fmt_time(f["transfer_time_s"]),
+        ),
+        "TCP flows",
+    )
+
+
+def _ports(s: dict[str, Any]) -> None:
+    # A port that carried nothing and dropped nothing says nothing.
+    busy = [p for p in s["ports"] if p["frames_sent"] or p["drops"] or p["wire_losses"]]
+    _print(
+        "ports",
+        [
+            ("port", True),
+            ("frames", False),
+            ("drops", False),
+            ("lost on wire", False),
+            ("max queue", False),
+            ("mean queue", False),
+            ("busy", False),
+        ],
+        busy,
+        lambda p: (
+            _port(p),
+            fmt_count(p["frames_sent"]),
+            fmt_count(p["drops"]),
+            fmt_count(p["wire_losses"]),
+            fmt_bytes(p["max_queue_bytes"]),
+            fmt_bytes(round(p["mean_queue_bytes"])),
+            fmt_percent(100 * p["utilization"]),
+        ),
+        "ports",
+    )
+
+
+def _pause(s: dict[str, Any]) -> None:
+    active = [p for p in s["ports"] if p["pause_sent"] or p["pause_received"]]
+    _print(
+        "pause (802.3x)",
+        [
+            ("port", True),
+            ("sent", False),
+            ("received", False),
+            ("honours", False),
+            ("paused", False),
+        ],
+        active,
+        lambda p: (
+            _port(p),
+            fmt_count(p["pause_sent"]),
+            fmt_count(p["pause_received"]),
+            "yes" if p["honours_pause"] else "no",
+            fmt_time(p["paused_s"]),
+        ),
+        "ports",
+    )
+
+
+def _eee(s: dict[str, Any]) -> None:
+    ports = [p for p in s["ports"] if p["eee"]]
+    _print(
+        "eee (802.3az)",
+        [
+            ("port", True),
+            ("active", False),
+            ("asleep", False),
+            ("waking", False),
+            ("sleeps", False),
+            ("wakes", False),
+            ("energy", False),
+            ("saved", False),
+        ],
+        ports,
+        lambda p: (
+            _port(p),
+            fmt_time(p["lpi_active_s"]),
+            fmt_time(p["lpi_sleep_s"] + p["lpi_quiet_s"] + p["lpi_refresh_s"]),
+            fmt_time(p["lpi_wake_s"]),
+            fmt_count(p["lpi_sleeps"]),
+            fmt_count(p["lpi_wakes"]),
+            fmt_energy(p["energy_j"]),
+            fmt_percent(p["energy_saved_percent"]),
+        ),
+        "ports",
+    )
+
+
+def _capacity_scaling(s: dict[str, Any]) -> None:
+    ports = [p for p in s["ports"] if p["rate_scaled"]]
+    _print(
+        "capacity scaling",
+        [
+            ("port", True),
+            ("rate changes", False),
+            ("mean service rate", False),
+            ("below fastest", False),
+            ("energy", False),
+            ("saved", False),
+        ],
+        ports,
+        lambda p: (
+            _port(p),
+            fmt_count(p["rate_changes"]),
+            fmt_rate(p["service_rate_mean_bps"]),
+            fmt_percent(p["service_rate_reduction_percent"]),
+            fmt_energy(p["service_energy_j"]),
+            MISSING
+            if p["service_energy_j"] is None
+            else fmt_percent(p["service_energy_saved_percent"]),
+        ),
+        "ports",
+    )
+
+
+def _stations(s: dict[str, Any]) -> None:
+    span = "the measurement window" if s.get("window") else "the run"
+    _print(
+        f"stations (CSMA/CD, over {span})",
+        [
+            ("station", True),
+            ("frames", False),
+            ("bit rate", False),
+            ("delay", False),
+            ("std", False),
+            ("excess", False),
+            ("coll/frame", False),
+            ("drops", False),
+        ],
+        s.get("stations", []),
+        lambda st: (
+            f"{st['node']} → {st['segment']}",
+            fmt_count(st["frames_sent"]),
+            fmt_rate(st["bit_rate_bps"]),
+            fmt_time(st["delay_mean_s"]),
+            fmt_time(st["delay_std_s"]),
+            fmt_time(st["excess_delay_mean_s"]),
+            f"{st['collisions_per_frame']:.3f}",
+            fmt_count(st["drops"]),
+        ),
+        "stations",
+    )
+
+
+def _jobs(s: dict[str, Any]) -> None:
+    _print(
+        "mpi jobs",
+        [
+            ("job", True),
+            ("ranks", False),
+            ("elapsed", False),
+            ("messages", False),
+            ("in hosts", False),
+            ("per node", False),
+            ("mean size", False),
+        ],
+        s.get("jobs", []),
+        lambda j: (
+            j["name"],
+            f"{j['ranks']} ({j['nodes']} x {j['processes_per_node']})",
+            "unfinished" if j["elapsed_s"] is None else fmt_time(j["elapsed_s"]),
+            fmt_count(j["messages"]),
+            fmt_count(j["intra_messages"]),
+            f"{j['communications_per_node']:,.1f}",
+            fmt_bytes(round(j["mean_bytes"])),
+        ),
+        "jobs",
+    )
+
+
+def _links(s: dict[str, Any]) -> None:
+    eventful = [
+        link
+        for link in s["links"]
+        if link["outages"] > 0 or sum(link["frames_lost"]) > 0 or link["rates_bps"]
+    ]
+
+    def row(link: dict[str, Any]) -> tuple[str, ...]:
+        a, b = link["between"]
+        lost_ab, lost_ba = link["frames_lost"]
+        at_rates = ", ".join(
+            f"{fmt_rate(r)} {fmt_time(t)}"
+            for r, t in zip(link["rates_bps"], link["time_at_rate_s"], strict=True)
+        )
+        switches = f"{link['rate_switches']:,} ({fmt_time(link['switching_s'])} dark)"
+        return (
+            f"{a} ↔ {b}",
+            fmt_count(link["outages"]),
+            fmt_time(link["dark_s"]),
+            f"{lost_ab:,} → / {lost_ba:,} ←",
+            switches if link["rates_bps"] else MISSING,
+            at_rates or MISSING,
+        )
+
+    _print(
+        "links",
+        [
+            ("link", True),
+            ("outages", False),
+            ("dark", False),
+            ("frames lost", False),
+            ("rate switches", False),
+            ("time at each rate", True),
+        ],
+        eventful,
+        row,
+        "links",
+    )
+
+
+def _captures(s: dict[str, Any]) -> None:
+    _print(
+        "packet captures",
+        [("port", True), ("file", True), ("frames", False), ("on the wire", False)],
+        s.get("captures", []),
+        lambda c: (c["port"], c["file"], fmt_count(c["frames"]), fmt_bytes(c["frame_bytes"])),
+        "captures",
+    )
