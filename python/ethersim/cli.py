@@ -593,7 +593,7 @@ def report(
         typer.Argument(
             help="A results folder (of `ethersim run --out` or of a reproduction), or two "
             "run folders to compare.",
-            metavar="DIR [DIR_B]",
+            metavar="DIR [B]",
         ),
     ],
     out: Annotated[
