@@ -1,47 +1,19 @@
 """``ethersim report``: the HTML page of a run's or a reproduction's folder opens in
 headless Chromium without console errors, and every figure in it renders.
 
-``scripts/install-test-tools`` (run by the README's test command) installs Chromium;
-without it the browser tests skip and say so.
+Without Chromium the browser tests skip and say so (see ``browser_helpers``). The pages'
+escaping, units, figures' data, comparisons and refusals: ``test_report_pages.py``.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
+from browser_helpers import open_in_chromium, remote_references
 from cli_helpers import invoke
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = next(
-    (p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None
-)
-
-
-def open_in_chromium(page_file: Path) -> dict[str, Any]:
-    """Loads ``page_file`` in headless Chromium: its console errors and page errors, and
-    for every image whether it loaded and its natural size."""
-    if CHROMIUM is None:
-        pytest.skip("Chromium is not installed (scripts/install-test-tools installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is a test dependency")
-    errors: list[str] = []
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(page_file.resolve().as_uri(), wait_until="load")
-            images = page.evaluate(
-                "Array.from(document.images)"
-                ".map(i => [i.complete, i.naturalWidth, i.naturalHeight])"
-            )
-            text = page.inner_text("body")
-        finally:
-            browser.close()
-    return {"errors": errors, "images": images, "text": text}
 
 
 @pytest.fixture(scope="module")
@@ -68,15 +40,24 @@ def test_a_run_report_has_its_figures_tables_and_provenance(run_folder: Path) ->
 
     assert f"<dd>{version('ethersim')}</dd>" in page
     assert "[[apps]]" in page, "the scenario as it ran"
-    assert 'src="http' not in page and "<script" not in page, "self-contained, no script"
+    assert remote_references(page) == [], "self-contained"
+    # plotly.js is embedded once, whatever the number of figures.
+    assert page.count("* plotly.js v") == 1 and page.count("Plotly.newPlot") == 1
 
 
 def test_a_run_report_opens_in_chromium_with_every_figure_rendered(run_folder: Path) -> None:
-    seen = open_in_chromium(run_folder / "report.html")
-    assert seen["errors"] == []
-    assert len(seen["images"]) == 2
-    for complete, width, height in seen["images"]:
-        assert complete and width > 0 and height > 0
+    seen = open_in_chromium(
+        run_folder / "report.html",
+        {
+            "plots": "Array.from(document.querySelectorAll('.js-plotly-plot'))"
+            ".map(p => p.querySelectorAll('svg.main-svg .scatterlayer path.js-line').length)"
+        },
+    )
+    assert seen["errors"] == [] and seen["requests"] == [], "offline: nothing fetched"
+    # One interactive figure per port and per TCP sender, each with its lines drawn: the
+    # port's buffer (bytes, frames), gate, rate and offered load (its one PAUSE count
+    # never changed); the sender's cwnd, flight, ssthresh, SRTT and RTO.
+    assert seen["plots"] == [5, 5]
     assert "Flows" in seen["text"] and "Ports" in seen["text"]
 
 

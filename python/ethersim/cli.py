@@ -31,6 +31,7 @@ from ethersim.cli_common import (
 )
 from ethersim.cli_common import closed_pipe_is_success as _closed_pipe_is_success
 from ethersim.cli_common import count as _count
+from ethersim.cli_common import examples as _examples
 from ethersim.cli_common import fail as _fail
 from ethersim.cli_common import fmt_time as _fmt_time
 from ethersim.cli_common import literal as _literal
@@ -367,19 +368,55 @@ def bench(
     sys.stdout.write(json.dumps(figures, indent=2) + "\n")
 
 
-@app.command()
+@app.command(
+    epilog=_examples(
+        "ethersim report results/udp-file          # results/udp-file/report.html",
+        "ethersim report results/a results/b       # results/compare-a-b.html",
+        "ethersim report results/a results/b --out a-vs-b.html",
+    )
+)
 @_closed_pipe_is_success
 def report(
-    folder: Annotated[
-        str, typer.Argument(help="A results folder: of `ethersim run --out` or of a reproduction.")
+    folders: Annotated[
+        list[str],
+        typer.Argument(
+            help="A results folder (of `ethersim run --out` or of a reproduction), or two "
+            "run folders to compare.",
+            metavar="DIR [B]",
+        ),
     ],
+    out: Annotated[
+        str | None,
+        typer.Option(
+            "--out",
+            help="The comparison page of two folders (default: compare-A-B.html beside A; "
+            "never inside a results folder).",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
 ) -> None:
-    """Write report.html (tables, figures, scenario, version, seed) into a results folder."""
-    from ethersim.report import build_report
+    """Write report.html (tables, interactive figures, files, scenario, version, seed)
+    into a results folder, or one page comparing two run folders."""
+    from ethersim.report import build_comparison, build_report
 
     try:
-        page = build_report(folder)
+        if len(folders) > 2:
+            raise ScenarioError(
+                f"{len(folders)} folders given; expected one results folder, or two run "
+                "folders to compare",
+                "DIR",
+            )
+        if len(folders) == 1 and out is not None:
+            raise ScenarioError(
+                "--out names the page comparing two folders; the report of one folder is "
+                "DIR/report.html",
+                "--out",
+            )
+        page = (
+            build_report(folders[0])
+            if len(folders) == 1
+            else build_comparison(folders[0], folders[1], out)
+        )
     except EthersimError as e:
         raise _fail(e) from None
     if not quiet:

@@ -31,6 +31,7 @@ __all__ = [
     "fmt_rate",
     "fmt_time",
     "formatter_for",
+    "heading",
     "human",
     "is_missing",
     "unit_of",
@@ -158,10 +159,24 @@ def fmt_number(x: object) -> str:
     return str(x)
 
 
+def _in(unit: str) -> Callable[[float | None], str]:
+    """A formatter for values a table gives in ``unit`` (a paper's ms or us), kept in it
+    so that its rows read against the paper's figures."""
+
+    def fmt(value: float | None) -> str:
+        return MISSING if value is None or is_missing(value) else f"{float(value):.4g} {unit}"
+
+    return fmt
+
+
 #: Column-name endings and the formatter and unit they call for, most specific first.
+#: (The studies' tables name times in ``_ms`` and ``_us`` after the papers they follow.)
 _BY_SUFFIX: tuple[tuple[str, Callable[[float | None], str], str], ...] = (
     ("_percent", fmt_percent, "%"),
     ("_fraction", fmt_fraction, "%"),
+    ("utilization", fmt_fraction, "%"),
+    ("_ms", _in("ms"), "ms"),
+    ("_us", _in("us"), "us"),
     ("_bps", fmt_rate, "b/s"),
     ("_bytes", fmt_bytes, "B"),
     ("_j", fmt_energy, "J"),
@@ -232,5 +247,26 @@ def unit_of(column: str) -> str:
 
 
 def human(column: str, value: object) -> str:
-    """``value`` of the column named ``column``, as a person reads it."""
+    """``value`` of the column named ``column``, as a person reads it. A list (a link's
+    rates, a value per direction) is its items so formatted, joined by commas; an empty
+    one is missing."""
+    if isinstance(value, (list, tuple)) or type(value).__name__ == "ndarray":
+        items = list(value)  # type: ignore[call-overload]
+        return ", ".join(human(column, v) for v in items) if items else MISSING
     return formatter_for(column)(value)
+
+
+def heading(column: str) -> str:
+    """A column's name as a table heading: words, with the unit its name says in
+    brackets (``goodput_bps`` → ``goodput (b/s)``, ``delay_mean_s`` → ``delay mean
+    (s)``); a name that says no unit keeps its words (``packets_sent`` → ``packets
+    sent``)."""
+    name = str(column)
+    unit = unit_of(name)
+    for suffix, _fmt, suffix_unit in _BY_SUFFIX:
+        # The ending that says the unit goes; a word that says it (utilization) stays.
+        if suffix.startswith("_") and suffix_unit == unit and name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    words = name.replace("_", " ").strip()
+    return f"{words} ({unit})" if unit else words
