@@ -381,8 +381,9 @@ def report(
         list[str],
         typer.Argument(
             help="A results folder (of `ethersim run --out` or of a reproduction), or two "
-            "run folders to compare.",
-            metavar="DIR [B]",
+            "run folders to compare (A B).",
+            metavar="DIR...",
+            click_type=plain_text(),
         ),
     ],
     out: Annotated[
@@ -391,6 +392,7 @@ def report(
             "--out",
             help="The comparison page of two folders (default: compare-A-B.html beside A; "
             "never inside a results folder).",
+            metavar="FILE",
         ),
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
