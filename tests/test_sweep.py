@@ -536,7 +536,7 @@ def test_the_example_sweep_runs_and_its_results_export(tmp_path: Path) -> None:
     long = tmp_path / "metrics.parquet"
     assert (
         invoke(
-            "results", "fan-in-sweep", "--db", str(db), "--metrics", "--export", str(long)
+            "results", "fan-in-sweep", "--db", str(db), "--long", "--export", str(long)
         ).exit_code
         == 0
     )
