@@ -240,12 +240,9 @@ def test_an_edited_sweep_keeps_only_the_runs_it_still_defines(tmp_path: Path) ->
     assert (edited.removed, edited.skipped, edited.ok) == (1, 1, 1)
     with Store(db, read_only=True) as store:
         runs = store.runs("s")
-        cells = store.cells("s")
+        cells = store.cells("s", wide=True)
     assert list(runs.cell) == [0, 1] and len(runs) == 2
-    assert [json.loads(p) for p in runs.parameters] == [
-        {"apps[0].count": 200},
-        {"apps[0].count": 300},
-    ]
+    assert list(runs["apps[0].count"]) == [200, 300]
     assert list(cells["flow:load:packets_sent mean"]) == [200, 300]
 
 
@@ -261,7 +258,7 @@ def test_cell_statistics_are_the_student_t_interval(tmp_path: Path) -> None:
     sweep(write_sweep(tmp_path, GRID), db=tmp_path / "r.duckdb", jobs=2)
     with Store(tmp_path / "r.duckdb", read_only=True) as store:
         runs, metrics = table(store, "grid")
-        cells = store.cells("grid")
+        cells = store.cells("grid", wide=True)
     joined = metrics.merge(runs[["run_id", "cell"]], on="run_id")
     for cell in range(6):
         values = joined[(joined.cell == cell) & (joined.metric == "delay_mean_s")].value
@@ -539,7 +536,7 @@ def test_the_example_sweep_runs_and_its_results_export(tmp_path: Path) -> None:
     long = tmp_path / "metrics.parquet"
     assert (
         invoke(
-            "results", "fan-in-sweep", "--db", str(db), "--metrics", "--export", str(long)
+            "results", "fan-in-sweep", "--db", str(db), "--long", "--export", str(long)
         ).exit_code
         == 0
     )

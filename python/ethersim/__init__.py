@@ -23,17 +23,107 @@ from ethersim.errors import (
 from ethersim.results import Result
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
     from pathlib import Path
 
-    from ethersim.sweeps import SweepReport, SweepSpec
+    from ethersim.sweeps import Limits, Outcome, SweepReport, SweepSpec
+    from ethersim.sweeps.coordinator import Tick
 
 
-def sweep(file: str | Path | SweepSpec, **options: Any) -> SweepReport:
-    """Runs a sweep file into a results database; see :func:`ethersim.sweeps.sweep` for
-    the options. (Imported on first use: ``import ethersim`` stays light.)"""
+def sweep(
+    source: str | Path | SweepSpec,
+    *,
+    grid: Mapping[str, Iterable[Any]] | None = None,
+    zip: Mapping[str, Iterable[Any]] | None = None,  # the sweep file's word
+    set: Mapping[str, Any] | None = None,  # the sweep file's word
+    replications: int | None = None,
+    seed: int | None = None,
+    metrics: Iterable[str] | None = None,
+    name: str | None = None,
+    paired: Iterable[str] | None = None,
+    limits: Limits | Mapping[str, float] | None = None,
+    db: str | Path = "ethersim-results.duckdb",
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    dask_local: bool = False,
+    force: bool = False,
+    tick: Tick | None = None,
+    on_commit: Callable[[Outcome], object] | None = None,
+) -> SweepReport:
+    """Runs a sweep into the results database ``db``, each run committed as it finishes
+    (a rerun resumes; ``force`` runs everything again).
+
+    ``source`` is a sweep file (or a :class:`~ethersim.sweeps.SweepSpec` already
+    loaded), or, when any of ``grid``, ``zip``, ``set``, ``replications``, ``seed``,
+    ``metrics``, ``name``, ``paired`` or ``limits`` is given, a scenario file that those
+    define a sweep of, exactly as a sweep file's tables would (``grid``: key path →
+    values, every combination; ``zip``: lists that advance together; ``set``: key path
+    → one value; ``replications`` and ``seed`` default to 1; ``metrics``:
+    ``scope.metric`` globs; ``name`` defaults to the scenario's stem; ``paired``: keys
+    left out of the seed; ``limits``: ``max_events``, ``max_wall_s``). It is checked as
+    a file is: a bad key or value raises :class:`ScenarioError` naming it
+    (``grid."links[0].rate"[1]``) and nothing runs.
+
+    Runs go to ``jobs`` local processes (default: every core), the Dask scheduler at
+    ``scheduler``, or a local Dask cluster (``dask_local``); ``tick(done, total,
+    failed)`` sees progress and ``on_commit`` each run once stored. A script must call
+    this under ``if __name__ == "__main__":`` (local workers import it).
+
+    >>> report = ethersim.sweep(                                  # doctest: +SKIP
+    ...     "examples/poisson-fan-in.toml",
+    ...     grid={"links[0].rate": ["1.25 Gb/s", "2 Gb/s"],
+    ...           "switches[0].port_buffer.frames": [2, 8, 32]},
+    ...     set={"duration": "20 ms"},
+    ...     replications=4,
+    ... )
+    >>> from ethersim.sweeps import Store                         # doctest: +SKIP
+    >>> Store("ethersim-results.duckdb").cells(report.sweep)      # doctest: +SKIP
+
+    (Imported on first use: ``import ethersim`` stays light.)"""
+    from ethersim.sweeps import SweepSpec, define_sweep
     from ethersim.sweeps import sweep as run_sweep
 
-    return run_sweep(file, **options)
+    definition = {
+        "grid": grid,
+        "zip": zip,
+        "set": set,
+        "replications": replications,
+        "seed": seed,
+        "metrics": metrics,
+        "name": name,
+        "paired": paired,
+        "limits": limits,
+    }
+    given = [k for k, v in definition.items() if v is not None]
+    spec: str | Path | SweepSpec = source
+    if given:
+        if isinstance(source, SweepSpec):
+            raise ScenarioError(
+                f"a SweepSpec is a whole sweep already; expected a scenario file with {given[0]}=",
+                given[0],
+            )
+        spec = define_sweep(
+            source,
+            grid=grid,
+            zip=zip,
+            set=set,
+            replications=replications,
+            seed=seed,
+            metrics=metrics,
+            name=name,
+            paired=paired,
+            limits=limits,
+        )
+    return run_sweep(
+        spec,
+        db=db,
+        jobs=jobs,
+        scheduler=scheduler,
+        dask_local=dask_local,
+        force=force,
+        tick=tick,
+        on_commit=on_commit,
+    )
 
 
 __all__ = [

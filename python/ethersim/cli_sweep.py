@@ -1,5 +1,5 @@
-"""``ethersim sweep`` and ``ethersim results``: run a sweep file into a results database,
-and read what a database holds.
+"""``ethersim sweep``, ``ethersim results`` and ``ethersim plot``: run a sweep file into
+a results database, read what a database holds, and plot a metric against a swept key.
 
 A sweep commits each run as it finishes, so stopping it (Ctrl-C, SIGTERM, even SIGKILL)
 keeps what was done; the same command again resumes. Exit status: 0 when every run is
@@ -19,6 +19,7 @@ from ethersim.cli_common import (
     Terminated,
     closed_pipe_is_success,
     err_console,
+    examples,
     fail,
     literal,
     out_console,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ethersim.sweeps.coordinator import Tick
+    from ethersim.sweeps.frames import SweptKey
 
 __all__ = ["register"]
 
@@ -171,14 +173,97 @@ def sweep(
 
 
 def _print_frame(frame: pd.DataFrame, title: str) -> None:
+    """A table as it is (runs, metrics, the sweeps), numbers through ethersim.units
+    (identifiers such as seeds and cell numbers as they are)."""
     from rich.table import Table
+
+    from ethersim.units import human
 
     table = Table(title=title)
     for column in frame.columns:
         table.add_column(literal(str(column)))
     for row in frame.itertuples(index=False):
-        table.add_row(*(literal(f"{v:.6g}" if isinstance(v, float) else str(v)) for v in row))
+        table.add_row(
+            *(
+                literal(human(str(c), v) if isinstance(v, float) else str(v))
+                for c, v in zip(frame.columns, row, strict=True)
+            )
+        )
     out_console().print(table)
+
+
+def _print_cells(
+    cells: pd.DataFrame,
+    tidy: pd.DataFrame,
+    keys: list[SweptKey],
+    chosen: list[str] | None,
+    name: str,
+) -> None:
+    """The sweep's cells in the terminal's width (``COLUMNS``, else the terminal's, else
+    80): the swept keys, the runs, and the ``chosen`` metrics (default: as many as fit,
+    those that differ between cells first)."""
+    import shutil
+
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from ethersim.sweeps.display import blocks, default_metrics, key_columns, metric_column
+    from ethersim.sweeps.frames import labels
+
+    width = shutil.get_terminal_size((80, 24)).columns
+    fixed = key_columns(cells, keys)
+    all_labels = list(dict.fromkeys(labels(tidy)))
+    room = width - sum(c.width + 3 for c in fixed)
+    shown = chosen if chosen is not None else default_metrics(tidy, room)
+    frame = tidy.assign(label=labels(tidy))
+    means = frame.pivot(index="cell", columns="label", values="mean").reindex(cells["cell"])
+    halves = frame.pivot(index="cell", columns="label", values="ci95").reindex(cells["cell"])
+    columns = [metric_column(label, list(means[label]), list(halves[label])) for label in shown]
+    console = out_console()
+    heading = Text.assemble(
+        "cells of ", literal(name), ": mean ± 95% interval (Student t) over each cell's ok runs"
+    )
+    console.print(heading, width=width, highlight=False)
+    for block in blocks(fixed, columns, width):
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+        for column in block:
+            table.add_column(
+                Text("\n").join(literal(line) for line in column.header),
+                width=column.width,
+                no_wrap=True,
+                justify="right" if column.right else "left",
+            )
+        for row in zip(*(c.cells for c in block), strict=True):
+            table.add_row(*(literal(v) for v in row))
+        console.print(table, width=width)
+    hidden = len(all_labels) - len(shown)
+    if hidden:
+        note = (
+            f"{len(shown)} of {len(all_labels)} metrics shown; choose with --metrics "
+            "(globs over labels such as 'port:*:drops', comma-separated or repeated)"
+        )
+        err_console().print(note, width=width, highlight=False)
+
+
+def _write_machine(frame: pd.DataFrame, form: str) -> None:
+    """``frame`` on standard output as CSV or JSON (a list of records), every number at
+    full precision and a missing one empty (CSV) or null (JSON)."""
+    if form == "csv":
+        frame.to_csv(sys.stdout, index=False, lineterminator="\n")
+        return
+    import json
+    import math
+
+    records = [
+        {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()}
+        for r in frame.to_dict(orient="records")
+    ]
+    sys.stdout.write(json.dumps(records, ensure_ascii=False, allow_nan=False, default=str))
+    sys.stdout.write("\n")
+
+
+_FORMATS = ("table", "csv", "json")
 
 
 def results(
@@ -186,37 +271,59 @@ def results(
         str | None, typer.Argument(help="A sweep's name (omit to list the sweeps).")
     ] = None,
     db: DbOption = Path("ethersim-results.duckdb"),
-    runs: Annotated[bool, typer.Option("--runs", help="List the sweep's runs.")] = False,
-    long_metrics: Annotated[
-        bool,
-        typer.Option("--metrics", help="The sweep's metrics, long form (one row per value)."),
-    ] = False,
-    metric: Annotated[
+    metrics: Annotated[
         list[str] | None,
         typer.Option(
-            "--metric",
-            help="Show only the statistics of metrics whose column matches (glob, repeatable).",
+            "--metrics",
+            help="Metrics to show: globs over labels such as 'port:*:drops' or "
+            "'flow:*:delay_mean_s' (comma-separated or repeated). Default: as many as fit, "
+            "for --format csv/json every one.",
         ),
     ] = None,
+    metric: Annotated[list[str] | None, typer.Option("--metric", hidden=True)] = None,
+    form: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            help="table (for people, in the terminal's width), csv or json (on standard "
+            "output, one row per cell and metric, full precision).",
+        ),
+    ] = "table",
+    runs: Annotated[bool, typer.Option("--runs", help="List the sweep's runs.")] = False,
+    long: Annotated[
+        bool, typer.Option("--long", help="The sweep's metrics, long form (one row per value).")
+    ] = False,
     export: Annotated[
         Path | None,
         typer.Option(
             "--export",
-            help="Write the table instead of showing it (the cells, or with --runs the "
-            "runs, with --metrics the metrics) to a .parquet or .csv file.",
+            help="Write a table instead of showing it to a .parquet or .csv file: the cells "
+            "(one row per cell, every statistic), or with --runs the runs, with --long the "
+            "metrics.",
         ),
     ] = None,
 ) -> None:
-    """List the sweeps in a results database, show a sweep's cell table or runs, export
-    them to Parquet or CSV."""
-    import fnmatch
-
+    """List the sweeps in a results database, show a sweep's cells (its swept keys and
+    metrics, mean ± 95% interval), runs or metrics, or write them as CSV, JSON or Parquet."""
     from ethersim.safe_write import check_writable_file, write_file
     from ethersim.sweeps import Store
+    from ethersim.sweeps.frames import labels, match_metrics
 
+    patterns = [*(metrics or []), *(metric or [])] or None
     try:
-        if runs and long_metrics:
-            raise ScenarioError("give --runs or --metrics, not both", "--metrics")
+        if form not in _FORMATS:
+            raise ScenarioError(
+                f"{form!r} is not a format; expected table, csv or json", "--format"
+            )
+        if runs and long:
+            raise ScenarioError("give --runs or --long, not both", "--long")
+        if patterns is not None and (sweep is None or runs):
+            raise ScenarioError(
+                "chooses metrics of a sweep's cells or of --long; expected a sweep, without --runs",
+                "--metrics",
+            )
+        if export is not None and form != "table":
+            raise ScenarioError("give --export or --format csv/json, not both", "--format")
         if export is not None and export.suffix not in (".parquet", ".csv"):
             raise ScenarioError(
                 f"{str(export)!r} has neither .parquet nor .csv; expected one of them",
@@ -225,25 +332,42 @@ def results(
         if export is not None:
             check_writable_file(export, "--export")
         with Store(db, read_only=True) as store:
+            if sweep is not None and not store.has_sweep(sweep):
+                raise OutputError(f"no sweep named {sweep!r} in {str(db)!r}")
             if sweep is None:
                 frame, title = store.sweeps(), f"sweeps in {db}"
-            elif runs or long_metrics:
-                if not store.has_sweep(sweep):
-                    raise OutputError(f"no sweep named {sweep!r} in {str(db)!r}")
-                if runs:
-                    frame, title = store.runs(sweep), f"runs of {sweep}"
-                else:
-                    frame, title = store.metrics(sweep), f"metrics of {sweep}"
+            elif runs:
+                frame, title = store.runs(sweep), f"runs of {sweep}"
+                if form == "table" and export is None:
+                    # People read the values as written; the companions are for programs.
+                    twins = [k.companion for k in store.swept_keys(sweep) if k.companion]
+                    frame = frame.drop(columns=twins)
+            elif long:
+                frame, title = store.metrics(sweep), f"metrics of {sweep}"
+                if patterns is not None:
+                    names = labels(frame)
+                    kept = match_metrics(list(dict.fromkeys(names)), patterns, "--metrics")
+                    frame = frame[names.isin(kept)]
             else:
-                frame, title = store.cells(sweep), f"cells of {sweep}"
-                if metric:
-                    keep = [
-                        c
-                        for c in frame.columns
-                        if c in ("cell", "parameters", "runs_ok", "runs_failed")
-                        or any(fnmatch.fnmatchcase(c, p) for p in metric)
-                    ]
-                    frame = frame[keep]
+                tidy = store.cells(sweep)
+                names = labels(tidy)
+                chosen = (
+                    None
+                    if patterns is None
+                    else match_metrics(list(dict.fromkeys(names)), patterns, "--metrics")
+                )
+                if export is not None:
+                    frame, title = store.cells(sweep, wide=True), ""
+                    if chosen is not None:
+                        stats = {f"{c} {s}" for c in chosen for s in ("mean", "std", "ci95")}
+                        frame = frame[[c for c in frame.columns if " " not in c or c in stats]]
+                elif form != "table":
+                    frame = tidy if chosen is None else tidy[names.isin(chosen)]
+                else:
+                    cells = store.cells(sweep, wide=True)
+                    keys = store.swept_keys(sweep)
+                    _print_cells(cells, tidy, keys, chosen, sweep)
+                    return
             if export is not None:
                 if export.suffix == ".parquet":
                     write_file(export, lambda tmp: frame.to_parquet(tmp, index=False), "--export")
@@ -258,10 +382,120 @@ def results(
         raise fail(e) from None
     except OSError as e:
         raise fail(OutputError(f"cannot write {str(export)!r}: {e.strerror}")) from None
-    _print_frame(frame, title)
+    if form != "table":
+        _write_machine(frame, form)
+    else:
+        _print_frame(frame, title)
+
+
+def _slug(text: str) -> str:
+    """``text`` as part of a file name: letters and digits, the rest as one ``_``."""
+    import re
+
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "metric"
+
+
+def plot(
+    sweep: Annotated[str, typer.Argument(help="A sweep's name.")],
+    x: Annotated[str, typer.Option("--x", help="The swept key along the x axis.")],
+    y: Annotated[
+        str,
+        typer.Option(
+            "--y", help="The metric: its label (port:switch->h0:drops) or a glob matching one."
+        ),
+    ],
+    hue: Annotated[
+        str | None, typer.Option("--hue", help="A swept key: one line per value.")
+    ] = None,
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--where",
+            help="KEY=VALUE: hold another swept key at one value (repeatable); every key "
+            "that varies besides --x and --hue must be held.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            help="The figure, .png or .svg (default: SWEEP-METRIC-vs-KEY.png in the "
+            "working folder).",
+        ),
+    ] = None,
+    db: DbOption = Path("ethersim-results.duckdb"),
+) -> None:
+    """Plot a sweep's metric against a swept key: the mean over each cell's runs with its
+    95% confidence interval, one line per value of --hue."""
+    from ethersim.safe_write import check_writable_file, write_file
+    from ethersim.sweeps import Store
+    from ethersim.sweeps.plot import choose_plot, draw, save_figure
+
+    try:
+        if out is not None:
+            if out.suffix.lower() not in (".png", ".svg"):
+                raise ScenarioError(
+                    f"{str(out)!r} has neither .png nor .svg; expected one of them", "--out"
+                )
+            check_writable_file(out, "--out")
+        held: dict[str, str] = {}
+        for given in where or []:
+            path, sep, value = given.partition("=")
+            if not sep or not path.strip():
+                raise ScenarioError(f"{given!r} is not KEY=VALUE", "--where")
+            if path.strip() in held:
+                raise ScenarioError(f"{path.strip()!r} is given twice; expected once", "--where")
+            held[path.strip()] = value.strip()
+        with Store(db, read_only=True) as store:
+            tidy = store.cells(sweep)
+            keys = store.swept_keys(sweep)
+        if tidy.empty:
+            raise OutputError(f"sweep {sweep!r} has no ok run to plot")
+        try:
+            choice = choose_plot(tidy, keys, x=x, y=y, hue=hue, where=held)
+        except ScenarioError as e:
+            raise ScenarioError(e.message, f"--{e.path}" if e.path else "") from None
+        if out is None:
+            out = Path(f"{sweep}-{_slug(choice.label)}-vs-{_slug(x)}.png")
+            check_writable_file(out, "--out")
+        import matplotlib
+
+        matplotlib.use("Agg")
+        figure = draw(choice, title=sweep)
+        target = out
+        write_file(target, lambda tmp: save_figure(figure, tmp), "--out")
+    except EthersimError as e:
+        raise fail(e) from None
+    from rich.text import Text
+
+    out_console().print(Text.assemble("plot written to ", literal(target)), highlight=False)
 
 
 def register(app: typer.Typer) -> None:
-    """Adds ``sweep`` and ``results`` to the ``ethersim`` command."""
-    app.command("sweep")(closed_pipe_is_success(sweep))
-    app.command("results")(closed_pipe_is_success(results))
+    """Adds ``sweep``, ``results`` and ``plot`` to the ``ethersim`` command."""
+    app.command(
+        "sweep",
+        epilog=examples(
+            "ethersim sweep examples/fan-in-sweep.toml",
+            "ethersim sweep examples/fan-in-sweep.toml --jobs 2 --db fan-in.duckdb",
+            "ethersim sweep examples/fan-in-sweep.toml --scheduler tcp://10.0.0.1:8786",
+        ),
+    )(closed_pipe_is_success(sweep))
+    app.command(
+        "results",
+        epilog=examples(
+            "ethersim results",
+            "ethersim results fan-in-sweep --metrics 'port:switch->h0:drops,flow:*:loss*'",
+            "ethersim results fan-in-sweep --format csv > cells.csv",
+            "ethersim results fan-in-sweep --runs --export runs.parquet",
+        ),
+    )(closed_pipe_is_success(results))
+    app.command(
+        "plot",
+        epilog=examples(
+            "ethersim plot fan-in-sweep --x switches[0].port_buffer.frames "
+            "--y port:switch->h0:drops --hue links[0].rate",
+            "ethersim plot fan-in-sweep --x links[0].rate --y 'flow:h0*:delay_mean_s' "
+            "--where switches[0].port_buffer.frames=8 --out delay.svg",
+        ),
+    )(closed_pipe_is_success(plot))

@@ -659,7 +659,8 @@ def _reproduce_one(options: Options, db: Path, show: Progress, label: str) -> Re
             runs += report.runs
             skipped += report.skipped
             with Store(db, read_only=True) as store:
-                pairs.append(_pairs(setting, store.runs(spec.name), store.metrics(spec.name)))
+                runs_table = store.runs(spec.name, raw=True)  # the parameters as JSON
+                pairs.append(_pairs(setting, runs_table, store.metrics(spec.name)))
     timeseries = _record_timeseries(options, jobs, show.phase(f"{label}time series"))
     all_pairs = pd.concat(pairs, ignore_index=True)
     return Reproduction(

@@ -5,6 +5,10 @@ that a sweep survives being stopped and resumes where it was.
 >>> from ethersim.sweeps import sweep, Store
 >>> report = sweep("examples/outage-sweep.toml", db="results.duckdb")  # doctest: +SKIP
 >>> Store("results.duckdb").cells(report.sweep)                         # doctest: +SKIP
+
+``Store.cells`` and ``Store.runs`` are tidy pandas frames with a typed column per swept
+key (:mod:`ethersim.sweeps.frames`); ``Store.to_xarray`` a Dataset with a dimension per
+key; :mod:`ethersim.sweeps.plot` draws a metric against a key.
 """
 
 from __future__ import annotations
@@ -15,7 +19,9 @@ from ethersim.sweeps.spec import (
     Limits,
     SweepSpec,
     Task,
+    define_sweep,
     derive_seed,
+    expand_sweep,
     load_sweep,
     parse_sweep,
 )
@@ -34,8 +40,10 @@ __all__ = [
     "SweepSpec",
     "Task",
     "default_jobs",
+    "define_sweep",
     "derive_seed",
     "execute",
+    "expand_sweep",
     "load_sweep",
     "metrics_of",
     "parse_sweep",

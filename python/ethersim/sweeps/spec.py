@@ -46,7 +46,8 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,17 @@ from ethersim import _core
 from ethersim.api import _pairs, file_overrides, load_text
 from ethersim.errors import ScenarioError
 
-__all__ = ["SCHEMA", "Limits", "SweepSpec", "Task", "derive_seed", "load_sweep", "parse_sweep"]
+__all__ = [
+    "SCHEMA",
+    "Limits",
+    "SweepSpec",
+    "Task",
+    "define_sweep",
+    "derive_seed",
+    "expand_sweep",
+    "load_sweep",
+    "parse_sweep",
+]
 
 #: The JSON Schema of sweep files.
 SCHEMA: dict[str, Any] = {
@@ -296,10 +307,16 @@ def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
     """Checks the sweep file ``text`` (read from ``file``, which its scenario path is
     relative to) and expands it into runs. Raises :class:`ScenarioError` naming the key
     path of whatever is wrong; nothing is run."""
+    where = repr(os.fspath(file))
+    return expand_sweep(_toml(text, f"sweep file {where}"), file)
+
+
+def expand_sweep(raw: dict[str, Any], file: str | Path = "sweep.toml") -> SweepSpec:
+    """Checks a sweep definition (a sweep file's tables, as a dict; its scenario path is
+    relative to ``file``'s folder and its name defaults to ``file``'s stem) and expands
+    it into runs: what :func:`parse_sweep` does after reading the TOML."""
     import jsonschema
 
-    where = repr(os.fspath(file))
-    raw = _toml(text, f"sweep file {where}")
     validator = jsonschema.Draft202012Validator(SCHEMA)
     errors = sorted(validator.iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
     if errors:
@@ -404,3 +421,62 @@ def load_sweep(file: str | Path) -> SweepSpec:
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioError(f"cannot read sweep file {os.fspath(file)!r}: {e}") from None
     return parse_sweep(text, path)
+
+
+def _listed(values: object) -> object:
+    """A grid or zip entry given from Python as a list (a tuple, a range, any iterable
+    but text); anything else is left for the schema to refuse, naming the key."""
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        return values
+    return list(values)
+
+
+def define_sweep(
+    scenario: str | Path,
+    *,
+    grid: Mapping[str, Iterable[Any]] | None = None,
+    zip: Mapping[str, Iterable[Any]] | None = None,  # the sweep file's word
+    set: Mapping[str, Any] | None = None,  # the sweep file's word
+    replications: int | None = None,
+    seed: int | None = None,
+    metrics: Iterable[str] | None = None,
+    name: str | None = None,
+    paired: Iterable[str] | None = None,
+    limits: Limits | Mapping[str, float] | None = None,
+) -> SweepSpec:
+    """A sweep of the scenario file ``scenario`` defined in Python: the tables of a
+    sweep file given as arguments, checked exactly as a file's are (same schema, same
+    errors naming the key path, e.g. ``grid."links[0].rate"[1]``). The name defaults
+    to the scenario file's stem.
+
+    >>> define_sweep(
+    ...     "examples/poisson-fan-in.toml",
+    ...     grid={"links[0].rate": ["1.25 Gb/s", "2 Gb/s"]},
+    ...     set={"duration": "10 ms"},
+    ...     replications=3,
+    ... )  # doctest: +SKIP
+    """
+    path = Path(scenario)
+    raw: dict[str, Any] = {"scenario": path.name}
+    if name is not None:
+        raw["name"] = name
+    if seed is not None:
+        raw["seed"] = seed
+    if replications is not None:
+        raw["replications"] = replications
+    if set:
+        raw["set"] = dict(set)
+    if grid:
+        raw["grid"] = {k: _listed(v) for k, v in grid.items()}
+    if zip:
+        raw["zip"] = {k: _listed(v) for k, v in zip.items()}
+    if paired is not None:
+        raw["paired"] = _listed(paired)
+    if metrics is not None:
+        raw["metrics"] = _listed(metrics)
+    if limits is not None:
+        given = asdict(limits) if isinstance(limits, Limits) else dict(limits)
+        raw["limits"] = {k: v for k, v in given.items() if v is not None}
+    # The scenario stands where a sweep file would: its folder is where the scenario
+    # path is relative to, its stem the default name.
+    return expand_sweep(raw, path)

@@ -14,6 +14,10 @@ Tables (a stable contract):
   failed, and for each metric ``SCOPE:NAME:METRIC mean``, ``... std`` and ``... ci95``
   (the interval's half-width).
 
+Read from Python, :meth:`Store.cells` and :meth:`Store.runs` give the swept keys as
+typed columns rather than JSON (see :mod:`ethersim.sweeps.frames`), and
+:meth:`Store.to_xarray` an xarray Dataset with a dimension per swept key.
+
 Finished runs are written in one transaction (those that finished together share one;
 each run's ``runs`` row and its metrics are always together), so a sweep killed at any
 moment leaves every run either whole or absent.
@@ -23,8 +27,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ethersim.errors import OutputError, ScenarioError
 from ethersim.sweeps.stats import t_quantiles
@@ -32,7 +37,9 @@ from ethersim.sweeps.stats import t_quantiles
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
+    import xarray as xr
 
+    from ethersim.sweeps.frames import SweptKey
     from ethersim.sweeps.spec import SweepSpec
     from ethersim.sweeps.worker import Outcome
 
@@ -180,7 +187,8 @@ class Store:
                     spec.seed,
                     spec.replications,
                     len(spec.cells),
-                    json.dumps(spec.definition, sort_keys=True, default=str),
+                    # In file order (not sorted): the swept keys' columns follow it.
+                    json.dumps(spec.definition, default=str),
                 ],
             )
             self.db.register("ethersim_current", current)
@@ -331,12 +339,22 @@ class Store:
                GROUP BY ALL ORDER BY s.sweep"""
         ).df()
 
-    def runs(self, sweep: str | None = None) -> pd.DataFrame:
-        """The ``runs`` table (of one sweep, or all), in a stable order."""
+    def runs(self, sweep: str | None = None, *, raw: bool = False) -> pd.DataFrame:
+        """One row per run of ``sweep``: ``run_id``, ``cell``, ``replication``, ``seed``,
+        a typed column per swept key (see :mod:`ethersim.sweeps.frames`), ``status``,
+        ``error`` and ``wall_s``. With ``raw``, or without a sweep (sweeps vary different
+        keys), the ``runs`` table as stored (``parameters`` as JSON). In a stable order."""
         where, args = ("WHERE sweep = ?", [sweep]) if sweep else ("", [])
-        return self.db.execute(
+        table = self.db.execute(
             f"SELECT * FROM runs {where} ORDER BY sweep, cell, replication", args
         ).df()
+        if raw or sweep is None:
+            return table
+        keys, _ = self._keys(sweep)
+        front = table[["run_id", "cell", "replication", "seed"]]
+        back = table[["status", "error", "wall_s"]]
+        typed = front.merge(keys, on="cell", how="left", validate="many_to_one")
+        return typed.join(back)
 
     def metrics(self, sweep: str | None = None) -> pd.DataFrame:
         """The ``metrics`` table (of one sweep's runs, or all), in a stable order."""
@@ -347,20 +365,87 @@ class Store:
             args,
         ).df()
 
-    def cells(self, sweep: str) -> pd.DataFrame:
-        """The sweep's view: one row per cell with the statistics of every metric."""
-        if not self.has_sweep(sweep):
-            raise OutputError(f"no sweep named {sweep!r} in {os.fspath(self.path)!r}")
+    def cells(self, sweep: str, *, wide: bool = False) -> pd.DataFrame:
+        """The sweep's statistics, tidy: one row per cell and metric, with ``cell``, a
+        typed column per swept key (and a numeric companion per quantity key), then
+        ``scope``, ``name``, ``metric``, ``n``, ``mean``, ``std`` and ``ci95`` (the 95%
+        interval's half-width, Student t; NaN with fewer than two runs). Cells without
+        an ``ok`` run have no rows. See :mod:`ethersim.sweeps.frames`.
+
+        With ``wide``, the sweep's view instead: one row per cell, ``cell``, the key
+        columns, ``parameters`` (JSON), ``runs_ok``, ``runs_failed``, then
+        ``LABEL mean``, ``LABEL std`` and ``LABEL ci95`` for every metric."""
+        from ethersim.sweeps.frames import tidy_cells
+
+        keys, _ = self._keys(sweep)
+        if not wide:
+            stats = self.db.execute(
+                """SELECT cell, scope, name, metric, n, mean, std, ci95 FROM cell_stats
+                   WHERE sweep = ?""",
+                [sweep],
+            ).df()
+            return tidy_cells(keys, stats)
         view = _quote("sweep:" + sweep)
         exists = self.db.execute(
             "SELECT count(*) FROM duckdb_views() WHERE view_name = ?", ["sweep:" + sweep]
         ).fetchone()
         if exists == (0,):
-            return self.db.execute(
+            frame = self.db.execute(
                 "SELECT cell, parameters FROM runs WHERE sweep = ? GROUP BY ALL ORDER BY cell",
                 [sweep],
             ).df()
-        return self.db.execute(f"SELECT * FROM {view}").df()
+        else:
+            frame = self.db.execute(f"SELECT * FROM {view}").df()
+        typed = keys.merge(frame, on="cell", how="right", validate="one_to_one")
+        return typed[["cell", *keys.columns.drop("cell"), *frame.columns.drop("cell")]]
+
+    def swept_keys(self, sweep: str) -> list[SweptKey]:
+        """The keys the sweep varies (grid, then zip), each with its values in the
+        sweep's order and whether they are quantities."""
+        return self._keys(sweep)[1]
+
+    def to_xarray(self, sweep: str, metrics: Iterable[str] | None = None) -> xr.Dataset:
+        """The sweep's statistics as an xarray Dataset: a dimension per swept key (the
+        zip's rows are one dimension, named after its first key), quantity companions
+        as coordinates, and for each metric (all, or those the ``metrics`` globs over
+        labels such as ``port:*:drops`` match) the variables ``LABEL mean``, ``LABEL
+        std``, ``LABEL ci95`` and ``LABEL n``. Needs xarray (``pip install
+        "ethersim[xarray]"``)."""
+        try:
+            import xarray  # noqa: F401
+        except ImportError:
+            raise ModuleNotFoundError(
+                'Store.to_xarray needs xarray: pip install "ethersim[xarray]"', name="xarray"
+            ) from None
+        from ethersim.sweeps.frames import labels, match_metrics, to_dataset
+
+        tidy = self.cells(sweep)
+        if metrics is not None:
+            names = labels(tidy)
+            chosen = match_metrics(list(dict.fromkeys(names)), metrics, "metrics")
+            tidy = tidy[names.isin(chosen)]
+        zipped = self._definition(sweep).get("zip", {})
+        return to_dataset(tidy, self.swept_keys(sweep), list(zipped))
+
+    def _definition(self, sweep: str) -> dict[str, Any]:
+        row = self.db.execute("SELECT definition FROM sweeps WHERE sweep = ?", [sweep]).fetchone()
+        if row is None:
+            raise OutputError(f"no sweep named {sweep!r} in {os.fspath(self.path)!r}")
+        definition: dict[str, Any] = json.loads(row[0])
+        return definition
+
+    def _keys(self, sweep: str) -> tuple[pd.DataFrame, list[SweptKey]]:
+        """The sweep's key frame (one row per cell run at least once) and its keys."""
+        from ethersim.sweeps.frames import key_frame, swept_keys
+
+        definition = self._definition(sweep)
+        rows = self.db.execute(
+            "SELECT cell, any_value(parameters) FROM runs WHERE sweep = ? GROUP BY cell "
+            "ORDER BY cell",
+            [sweep],
+        ).fetchall()
+        cells = [(int(cell), json.loads(parameters)) for cell, parameters in rows]
+        return key_frame(swept_keys(definition, (p for _, p in cells)), cells)
 
     def has_sweep(self, sweep: str) -> bool:
         """Whether the database holds a sweep of that name."""
