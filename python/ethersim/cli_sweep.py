@@ -23,6 +23,7 @@ from ethersim.cli_common import (
     fail,
     literal,
     out_console,
+    plain_text,
     stopped,
 )
 from ethersim.errors import EthersimError, OutputError, ScenarioError
@@ -37,7 +38,7 @@ __all__ = ["register"]
 
 DbOption = Annotated[
     Path,
-    typer.Option("--db", help="The results database (DuckDB file)."),
+    typer.Option("--db", help="The results database (DuckDB file).", metavar="FILE"),
 ]
 
 
@@ -62,8 +63,9 @@ class _Bar:
                 BarColumn(),
                 MofNCompleteColumn(),
                 TextColumn("{task.fields[failed]} failed"),
+                TextColumn("elapsed"),
                 TimeElapsedColumn(),
-                TextColumn("ETA"),
+                TextColumn("left"),
                 TimeRemainingColumn(),
                 console=err_console(),
                 transient=True,
@@ -87,16 +89,22 @@ class _Bar:
 
 
 def sweep(
-    file: Annotated[Path, typer.Argument(help="Sweep file (TOML).")],
+    file: Annotated[
+        str, typer.Argument(help="Sweep file (TOML).", metavar="FILE", click_type=plain_text())
+    ],
     db: DbOption = Path("ethersim-results.duckdb"),
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", help="Local worker processes (default: every core).", min=1),
+        typer.Option(
+            "--jobs", "-j", help="Local worker processes (default: every core).", min=1, metavar="N"
+        ),
     ] = None,
     scheduler: Annotated[
         str | None,
         typer.Option(
-            "--scheduler", help="Run on the Dask cluster of this scheduler (tcp://HOST:PORT)."
+            "--scheduler",
+            help="Run on the Dask cluster of this scheduler (tcp://HOST:PORT).",
+            metavar="URL",
         ),
     ] = None,
     dask_local: Annotated[
@@ -268,7 +276,12 @@ _FORMATS = ("table", "csv", "json")
 
 def results(
     sweep: Annotated[
-        str | None, typer.Argument(help="A sweep's name (omit to list the sweeps).")
+        str | None,
+        typer.Argument(
+            help="A sweep's name (omit to list the sweeps).",
+            metavar="SWEEP",
+            click_type=plain_text(),
+        ),
     ] = None,
     db: DbOption = Path("ethersim-results.duckdb"),
     metrics: Annotated[
@@ -278,15 +291,19 @@ def results(
             help="Metrics to show: globs over labels such as 'port:*:drops' or "
             "'flow:*:delay_mean_s' (comma-separated or repeated). Default: as many as fit, "
             "for --format csv/json every one.",
+            metavar="PATTERN",
         ),
     ] = None,
-    metric: Annotated[list[str] | None, typer.Option("--metric", hidden=True)] = None,
+    metric: Annotated[
+        list[str] | None, typer.Option("--metric", hidden=True, metavar="PATTERN")
+    ] = None,
     form: Annotated[
         str,
         typer.Option(
             "--format",
             help="table (for people, in the terminal's width), csv or json (on standard "
             "output, one row per cell and metric, full precision).",
+            metavar="table|csv|json",
         ),
     ] = "table",
     runs: Annotated[bool, typer.Option("--runs", help="List the sweep's runs.")] = False,
@@ -300,6 +317,7 @@ def results(
             help="Write a table instead of showing it to a .parquet or .csv file: the cells "
             "(one row per cell, every statistic), or with --runs the runs, with --long the "
             "metrics.",
+            metavar="FILE",
         ),
     ] = None,
 ) -> None:
@@ -396,16 +414,20 @@ def _slug(text: str) -> str:
 
 
 def plot(
-    sweep: Annotated[str, typer.Argument(help="A sweep's name.")],
-    x: Annotated[str, typer.Option("--x", help="The swept key along the x axis.")],
+    sweep: Annotated[
+        str, typer.Argument(help="A sweep's name.", metavar="SWEEP", click_type=plain_text())
+    ],
+    x: Annotated[str, typer.Option("--x", help="The swept key along the x axis.", metavar="KEY")],
     y: Annotated[
         str,
         typer.Option(
-            "--y", help="The metric: its label (port:switch->h0:drops) or a glob matching one."
+            "--y",
+            help="The metric: its label (port:switch->h0:drops) or a glob matching one.",
+            metavar="METRIC",
         ),
     ],
     hue: Annotated[
-        str | None, typer.Option("--hue", help="A swept key: one line per value.")
+        str | None, typer.Option("--hue", help="A swept key: one line per value.", metavar="KEY")
     ] = None,
     where: Annotated[
         list[str] | None,
@@ -413,6 +435,7 @@ def plot(
             "--where",
             help="KEY=VALUE: hold another swept key at one value (repeatable); every key "
             "that varies besides --x and --hue must be held.",
+            metavar="KEY=VALUE",
         ),
     ] = None,
     out: Annotated[
@@ -421,6 +444,7 @@ def plot(
             "--out",
             help="The figure, .png or .svg (default: SWEEP-METRIC-vs-KEY.png in the "
             "working folder).",
+            metavar="FILE",
         ),
     ] = None,
     db: DbOption = Path("ethersim-results.duckdb"),
