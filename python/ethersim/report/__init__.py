@@ -46,41 +46,6 @@ __all__ = ["REPORT", "build_comparison", "build_index", "build_report"]
 #: The page's file name in the folder.
 REPORT = "report.html"
 
-#: What the flows and ports tables of a run show, in order (others are in the files).
-FLOW_COLUMNS = [
-    "name",
-    "kind",
-    "from",
-    "to",
-    "packets_sent",
-    "packets_received",
-    "lost",
-    "send_drops",
-    "completion_time_s",
-    "goodput_bps",
-    "delay_mean_s",
-    "delay_p99_s",
-    "retransmissions",
-    "timeouts",
-]
-PORT_COLUMNS = [
-    "node",
-    "peer",
-    "rate_bps",
-    "frames_sent",
-    "bytes_sent",
-    "drops",
-    "utilization",
-    "mean_queue_bytes",
-    "max_queue_bytes",
-    "delay_s",
-    "pause_sent",
-    "pause_received",
-    "energy_j",
-    "energy_saved_percent",
-    "service_rate_mean_bps",
-]
-
 #: The CSS class of each verdict of a comparison with the paper (its colour).
 VERDICT_CLASSES = {
     "reproduced": "reproduced",
@@ -154,8 +119,8 @@ def _run_page(folder: Path, argument: str) -> tuple[str, dict[str, bytes]]:
         title=title,
         meta=run_meta(summary, run_info),
         tables=[
-            tables.from_records("Flows", summary.get("flows", []), FLOW_COLUMNS),
-            tables.from_records("Ports", summary.get("ports", []), PORT_COLUMNS),
+            tables.from_records("Flows", summary.get("flows", []), tables.FLOW_COLUMNS),
+            tables.from_records("Ports", summary.get("ports", []), tables.PORT_COLUMNS),
             tables.from_records("Links", summary.get("links", [])),
             tables.from_records(
                 "Packet captures",

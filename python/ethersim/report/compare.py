@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ethersim.report.tables import FLOW_COLUMNS as FLOW_TABLE
+from ethersim.report.tables import PORT_COLUMNS as PORT_TABLE
 from ethersim.report.tables import Cell, cell
 from ethersim.units import MISSING, fmt_percent, heading, human, is_missing
 
@@ -21,34 +23,8 @@ TOLERANCE = 1e-3
 
 #: What is compared, per table: how a row is named, and the columns (as in the run's
 #: report).
-FLOW_COLUMNS = (
-    "kind",
-    "from",
-    "to",
-    "packets_sent",
-    "packets_received",
-    "lost",
-    "send_drops",
-    "completion_time_s",
-    "goodput_bps",
-    "delay_mean_s",
-    "delay_p99_s",
-    "retransmissions",
-    "timeouts",
-)
-PORT_COLUMNS = (
-    "rate_bps",
-    "frames_sent",
-    "bytes_sent",
-    "drops",
-    "utilization",
-    "max_queue_bytes",
-    "mean_queue_bytes",
-    "pause_sent",
-    "pause_received",
-    "energy_j",
-    "energy_saved_percent",
-)
+FLOW_COLUMNS = tuple(c for c in FLOW_TABLE if c != "name")
+PORT_COLUMNS = tuple(c for c in PORT_TABLE if c not in ("node", "peer"))
 LINK_COLUMNS = ("outages", "dark_s", "rate_switches", "switching_s", "capacity_changes")
 RUN_COLUMNS = ("sim_time_s", "events", "stop_reason", "delay_mean_s", "delay_p99_s")
 

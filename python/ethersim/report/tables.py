@@ -114,3 +114,40 @@ def _flat(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             out[f"{prefix}{key}"] = value
     return out
+
+
+#: The columns the run report's flows and ports tables show, in order (every column is in
+#: the files); the comparison of two runs compares the same, beside the row's name.
+FLOW_COLUMNS = [
+    "name",
+    "kind",
+    "from",
+    "to",
+    "packets_sent",
+    "packets_received",
+    "lost",
+    "send_drops",
+    "completion_time_s",
+    "goodput_bps",
+    "delay_mean_s",
+    "delay_p99_s",
+    "retransmissions",
+    "timeouts",
+]
+PORT_COLUMNS = [
+    "node",
+    "peer",
+    "rate_bps",
+    "frames_sent",
+    "bytes_sent",
+    "drops",
+    "utilization",
+    "mean_queue_bytes",
+    "max_queue_bytes",
+    "delay_s",
+    "pause_sent",
+    "pause_received",
+    "energy_j",
+    "energy_saved_percent",
+    "service_rate_mean_bps",
+]
