@@ -23,17 +23,24 @@ from ethersim.errors import ScenarioError
 from ethersim.sweeps.frames import SweptKey, glob, labels, quantity
 
 if TYPE_CHECKING:
+    import numpy as np
     import pandas as pd
     from matplotlib.figure import Figure
 
 __all__ = [
+    "Line",
     "PlotChoice",
+    "XAxis",
     "choose_metric",
     "choose_plot",
     "draw",
+    "lines",
+    "loose_keys",
     "resolve_value",
     "save_figure",
+    "shown",
     "sweep_figure",
+    "x_axis",
 ]
 
 #: Up to this many distinct x values, the ticks are the values themselves.
@@ -45,7 +52,7 @@ def _plain(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """A key's value as a label: text as written, numbers and booleans via units."""
     from ethersim.units import fmt_number
 
@@ -96,7 +103,7 @@ def resolve_value(key: SweptKey, given: object) -> Any:
                 other = quantity(value)
                 if parsed is not None and other is not None and parsed == other:
                     return value
-    values = ", ".join(_shown(v) for v in key.values)
+    values = ", ".join(shown(v) for v in key.values)
     raise ScenarioError(f"{key.path} has no value {given!r}; expected one of {values}", "where")
 
 
@@ -160,13 +167,9 @@ def choose_plot(
         frame = frame[frame[path] == held[path]]
     label = choose_metric(list(dict.fromkeys(labels(tidy))), y)
     frame = frame[labels(frame) == label]
-    group = [x_key.path] + ([hue_key.path] if hue_key is not None else [])
-    free = [k for k in keys if k.path not in group and k.path not in held]
-    # A key varies on its own when a point (x and hue fixed) would mix its values; zip
-    # partners of x or hue move with them and need no holding.
-    loose = [k for k in free if (frame.groupby(group, sort=False)[k.path].nunique() > 1).any()]
+    loose = loose_keys(frame, keys, x_key, hue_key, held)
     if loose:
-        how = " ".join(f"--where '{k.path}={_shown(k.values[0])}'" for k in loose)
+        how = " ".join(f"--where '{k.path}={shown(k.values[0])}'" for k in loose)
         names = ", ".join(k.path for k in loose)
         verb = "varies" if len(loose) == 1 else "vary"
         raise ScenarioError(
@@ -175,6 +178,100 @@ def choose_plot(
     if frame.empty:
         raise ScenarioError(f"no cell with {label} has these values; expected others", "where")
     return PlotChoice(label, x_key, hue_key, held, frame)
+
+
+def loose_keys(
+    frame: pd.DataFrame,
+    keys: Sequence[SweptKey],
+    x: SweptKey,
+    hue: SweptKey | None,
+    held: Mapping[str, object] | None = None,
+) -> list[SweptKey]:
+    """The keys of ``frame`` (a tidy frame) besides ``x``, ``hue`` and those ``held``
+    that would mix their values into one point (x and hue fixed): each must be held at
+    one value for the points to mean anything."""
+    group = [x.path] + ([hue.path] if hue is not None else [])
+    free = [k for k in keys if k.path not in group and k.path not in (held or {})]
+    # A key varies on its own when a point (x and hue fixed) would mix its values; zip
+    # partners of x or hue move with them and need no holding.
+    grouped = frame.groupby(group, sort=False)
+    return [k for k in free if (grouped[k.path].nunique() > 1).any()]
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a sweep plot, its points in x order: the hue value it is for
+    (``None`` without hue), the x positions (:func:`x_axis` says how they read), the
+    means, the 95% half-widths (NaN where a cell has one run) and the index in the
+    tidy frame of each point's row."""
+
+    hue: Any
+    x: np.ndarray
+    mean: np.ndarray
+    ci95: np.ndarray
+    rows: np.ndarray
+
+
+def lines(choice: PlotChoice) -> list[Line]:
+    """The lines of a checked :class:`PlotChoice`: one per value of its hue key that has
+    points, in the sweep's order (one line without hue)."""
+    import numpy as np
+
+    frame = choice.rows
+    positions = _positions(choice.x, frame).to_numpy()
+    means = frame["mean"].to_numpy(dtype="float64")
+    halves = frame["ci95"].to_numpy(dtype="float64")
+    index = frame.index.to_numpy()
+    if choice.hue is None:
+        masks: list[tuple[Any, np.ndarray]] = [(None, np.ones(len(frame), dtype=bool))]
+    else:
+        column = frame[choice.hue.path].to_numpy()
+        masks = [(value, column == value) for value in choice.hue.values]
+    out = []
+    for value, mask in masks:
+        if not mask.any():
+            continue
+        order = np.argsort(positions[mask], kind="stable")
+        out.append(
+            Line(
+                value,
+                positions[mask][order],
+                means[mask][order],
+                halves[mask][order],
+                index[mask][order],
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class XAxis:
+    """How a sweep plot's x axis reads: logarithmic or not, and its ticks, each value as
+    the sweep wrote it (``ticks`` empty: left to the plotting library)."""
+
+    log: bool
+    ticks: list[float]
+    labels: list[str]
+
+
+def x_axis(choice: PlotChoice) -> XAxis:
+    """The x axis of a checked :class:`PlotChoice`: a quantity or number key is
+    numeric (logarithmic when its values span a factor of 100 or more), ticked at its
+    values when there are at most eight; a text or boolean key is categorical, ticked at
+    the values present in the sweep's order."""
+    key, frame = choice.x, choice.rows
+    if not key.numeric:
+        present = [v for v in key.values if v in set(frame[key.path])]
+        return XAxis(
+            False, [float(key.values.index(v)) for v in present], list(map(shown, present))
+        )
+    positions = _positions(key, frame)
+    distinct = sorted(set(positions))
+    log = distinct[0] > 0 and distinct[-1] >= 100 * distinct[0]
+    if len(distinct) > _MAX_VALUE_TICKS:
+        return XAxis(log, [], [])
+    by_position = dict(zip(positions, frame[key.path], strict=True))
+    return XAxis(log, distinct, [shown(by_position[p]) for p in distinct])
 
 
 def sweep_figure(
@@ -211,52 +308,28 @@ def draw(choice: PlotChoice, title: str = "") -> Figure:
 
     from ethersim.units import human, unit_of
 
-    label, x_key, hue_key, fixed, frame = (
-        choice.label,
-        choice.x,
-        choice.hue,
-        choice.held,
-        choice.rows,
-    )
+    label, x_key, hue_key, fixed = choice.label, choice.x, choice.hue, choice.held
     figure = Figure(figsize=(7, 4.5), layout="constrained")
     axes = figure.add_subplot()
-    positions = _positions(x_key, frame)
-    hues: list[Any] = [None] if hue_key is None else list(hue_key.values)
-    for value in hues:
-        rows = frame if hue_key is None else frame[frame[hue_key.path] == value]
-        if rows.empty:
-            continue
-        at = positions[rows.index]
-        order = np.argsort(at.to_numpy(), kind="stable")
-        xs = at.to_numpy()[order]
-        means = rows["mean"].to_numpy()[order]
-        # A cell of one run has no interval: no bar, rather than a bar of nothing.
-        halves = np.nan_to_num(rows["ci95"].to_numpy()[order], nan=0.0)
+    for line in lines(choice):
         axes.errorbar(
-            xs,
-            means,
-            yerr=halves,
+            line.x,
+            line.mean,
+            # A cell of one run has no interval: no bar, rather than a bar of nothing.
+            yerr=np.nan_to_num(line.ci95, nan=0.0),
             marker="o",
             capsize=3,
-            label=None if value is None else _plain(_shown(value)),
+            label=None if line.hue is None else _plain(shown(line.hue)),
         )
-    distinct = sorted(set(positions))
-    if x_key.numeric:
-        if distinct[0] > 0 and distinct[-1] >= 100 * distinct[0]:
-            axes.set_xscale("log")
-        if len(distinct) <= _MAX_VALUE_TICKS:
-            by_position = dict(zip(positions, frame[x_key.path], strict=True))
-            axes.xaxis.set_minor_formatter(NullFormatter())
-            axes.set_xticks(distinct, [_plain(_shown(by_position[p])) for p in distinct])
-        elif x_key.companion is not None:
-            companion = x_key.companion
-            axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: human(companion, v)))
-    else:
-        present = [v for v in x_key.values if v in set(frame[x_key.path])]
-        axes.set_xticks(
-            [float(x_key.values.index(v)) for v in present],
-            [_plain(_shown(v)) for v in present],
-        )
+    axis = x_axis(choice)
+    if axis.log:
+        axes.set_xscale("log")
+    if axis.ticks:
+        axes.xaxis.set_minor_formatter(NullFormatter())
+        axes.set_xticks(axis.ticks, [_plain(t) for t in axis.labels])
+    elif x_key.companion is not None:
+        companion = x_key.companion
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: human(companion, v)))
     x_unit = unit_of(x_key.companion) if x_key.companion is not None else ""
     axes.set_xlabel(_plain(x_key.path) + (f" [{x_unit}]" if x_unit else ""))
     y_unit = unit_of(label)
@@ -265,7 +338,7 @@ def draw(choice: PlotChoice, title: str = "") -> Figure:
         axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: human(label, v)))
     if hue_key is not None:
         axes.legend(title=_plain(hue_key.path))
-    held = ", ".join(f"{k} = {_shown(v)}" for k, v in fixed.items())
+    held = ", ".join(f"{k} = {shown(v)}" for k, v in fixed.items())
     parts = [_plain(t) for t in (title, held) if t]
     heading = "mean and 95% confidence interval over each cell's runs"
     axes.set_title("\n".join([*parts, heading]), fontsize="medium")
