@@ -244,6 +244,28 @@ def test_the_results_table_fits_80_columns(
         assert r.stdout.count("delay_mean_s") >= 1 and "events" in r.stdout
 
 
+@pytest.mark.parametrize("view", [["data", "--runs"], ["data", "--long"], []])
+def test_the_runs_metrics_and_sweeps_tables_fit_80_columns_with_a_row_bound(
+    db: Path, monkeypatch: pytest.MonkeyPatch, view: list[str]
+) -> None:
+    from ethersim.cli_sweep import MAX_ROWS
+    from ethersim.sweeps import Store
+
+    monkeypatch.setenv("COLUMNS", "80")
+    r = invoke("results", *view, "--db", str(db))
+    assert r.exit_code == 0, r.output
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80, r.stdout
+    with Store(db, read_only=True) as store:
+        rows = len(store.runs("data") if "--runs" in view else store.metrics("data"))
+    if view:
+        hidden = rows - MAX_ROWS
+        assert (f"... and {hidden:,} more rows" in r.stdout) == (hidden > 0), r.stdout
+    if "--runs" in view:  # every seed whole, on one line
+        with Store(db, read_only=True) as store:
+            for seed in store.runs("data")["seed"].head(MAX_ROWS):
+                assert f" {seed} " in r.stdout or f" {seed}\n" in r.stdout, seed
+
+
 def test_the_old_metric_option_still_chooses_metrics(db: Path) -> None:
     new = invoke("results", "data", "--db", str(db), "--format", "csv", "--metrics", "run:*")
     old = invoke("results", "data", "--db", str(db), "--format", "csv", "--metric", "run:*")

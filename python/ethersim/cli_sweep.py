@@ -30,8 +30,10 @@ from ethersim.errors import EthersimError, OutputError, ScenarioError
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.text import Text
 
     from ethersim.sweeps.coordinator import Tick
+    from ethersim.sweeps.display import Column
     from ethersim.sweeps.frames import SweptKey
 
 __all__ = ["register"]
@@ -180,24 +182,82 @@ def sweep(
         raise typer.Exit(1)
 
 
-def _print_frame(frame: pd.DataFrame, title: str) -> None:
-    """A table as it is (runs, metrics, the sweeps), numbers through ethersim.units
-    (identifiers such as seeds and cell numbers as they are)."""
-    from rich.table import Table
+#: Rows of the runs, long-metrics and sweeps tables shown on the terminal; every row is
+#: in ``--format csv|json`` and ``--export``.
+MAX_ROWS = 40
 
+#: Identifiers the table view leaves out (programs read them in csv/json).
+_TABLE_HIDDEN = ("run_id",)
+
+
+def _print_frame(frame: pd.DataFrame, title: str) -> None:
+    """A table as it is (runs, metrics, the sweeps) in the terminal's width (``COLUMNS``,
+    else the terminal's, else 80), laid out as the cells table is: headers wrapped at a
+    key path's separators, numbers through ethersim.units (a long-form ``value`` by its
+    row's metric; identifiers such as seeds and cell numbers as they are) and never
+    split, columns that do not fit in further blocks that repeat the identifying ones; at
+    most :data:`MAX_ROWS` rows, then how many are hidden."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    from ethersim.sweeps.display import column
     from ethersim.units import human
 
-    table = Table(title=title)
-    for column in frame.columns:
-        table.add_column(literal(str(column)))
-    for row in frame.itertuples(index=False):
-        table.add_row(
-            *(
-                literal(human(str(c), v) if isinstance(v, float) else str(v))
-                for c, v in zip(frame.columns, row, strict=True)
-            )
+    frame = frame.drop(columns=[c for c in _TABLE_HIDDEN if c in frame.columns])
+    rows = frame.head(MAX_ROWS)
+
+    def shown(name: str, value: object, metric: object) -> str:
+        if name == "value" and metric is not None:
+            return human(str(metric), value)
+        return human(name, value) if isinstance(value, float) else str(value)
+
+    metrics = list(rows["metric"]) if "metric" in rows.columns else [None] * len(rows)
+    columns = [
+        column(
+            [str(name)],
+            "",
+            [shown(str(name), v, m) for v, m in zip(rows[name], metrics, strict=True)],
+            is_numeric_dtype(frame[name]) and not is_bool_dtype(frame[name]),
         )
-    out_console().print(table)
+        for name in frame.columns
+    ]
+    identifying = [c for c in ("sweep", "cell", "replication", "scope", "name", "metric")]
+    fixed = [c for name, c in zip(frame.columns, columns, strict=True) if name in identifying]
+    rest = [c for name, c in zip(frame.columns, columns, strict=True) if name not in identifying]
+    _print_blocks(literal(title), fixed, rest)
+    if len(frame) > MAX_ROWS:
+        out_console().print(
+            f"... and {len(frame) - MAX_ROWS:,} more rows (every row: --format csv|json "
+            "or --export FILE)",
+            highlight=False,
+        )
+
+
+def _print_blocks(heading: Text, fixed: list[Column], rest: list[Column]) -> None:
+    """Columns as tables of the terminal's width: the ``fixed`` ones in every block, the
+    ``rest`` in as many blocks as they need."""
+    import shutil
+
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from ethersim.sweeps.display import blocks
+
+    width = shutil.get_terminal_size((80, 24)).columns
+    console = out_console()
+    console.print(heading, width=width, highlight=False)
+    for block in blocks(fixed, rest, width) if rest else [fixed]:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
+        for c in block:
+            table.add_column(
+                Text("\n").join(literal(line) for line in c.header),
+                width=c.width,
+                no_wrap=True,
+                justify="right" if c.right else "left",
+            )
+        for row in zip(*(c.cells for c in block), strict=True):
+            table.add_row(*(literal(v) for v in row))
+        console.print(table, width=width)
 
 
 def _print_cells(
@@ -212,11 +272,9 @@ def _print_cells(
     those that differ between cells first)."""
     import shutil
 
-    from rich import box
-    from rich.table import Table
     from rich.text import Text
 
-    from ethersim.sweeps.display import blocks, default_metrics, key_columns, metric_column
+    from ethersim.sweeps.display import default_metrics, key_columns, metric_column
     from ethersim.sweeps.frames import labels
 
     width = shutil.get_terminal_size((80, 24)).columns
@@ -228,23 +286,10 @@ def _print_cells(
     means = frame.pivot(index="cell", columns="label", values="mean").reindex(cells["cell"])
     halves = frame.pivot(index="cell", columns="label", values="ci95").reindex(cells["cell"])
     columns = [metric_column(label, list(means[label]), list(halves[label])) for label in shown]
-    console = out_console()
     heading = Text.assemble(
         "cells of ", literal(name), ": mean ± 95% interval (Student t) over each cell's ok runs"
     )
-    console.print(heading, width=width, highlight=False)
-    for block in blocks(fixed, columns, width):
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1))
-        for column in block:
-            table.add_column(
-                Text("\n").join(literal(line) for line in column.header),
-                width=column.width,
-                no_wrap=True,
-                justify="right" if column.right else "left",
-            )
-        for row in zip(*(c.cells for c in block), strict=True):
-            table.add_row(*(literal(v) for v in row))
-        console.print(table, width=width)
+    _print_blocks(heading, fixed, columns)
     hidden = len(all_labels) - len(shown)
     if hidden:
         note = (

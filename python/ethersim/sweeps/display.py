@@ -19,7 +19,7 @@ from ethersim.sweeps.frames import SweptKey, labels
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Column", "blocks", "default_metrics", "key_columns", "metric_column"]
+__all__ = ["Column", "blocks", "column", "default_metrics", "key_columns", "metric_column"]
 
 #: Headers wrap to at most this width when the values are narrower.
 _HEADER_WIDTH = 14
@@ -66,7 +66,7 @@ def wrap_label(text: str, width: int) -> list[str]:
     return [line.rstrip() for line in lines] or [""]
 
 
-def _column(titles: Sequence[str], unit: str, cells: list[str], right: bool) -> Column:
+def column(titles: Sequence[str], unit: str, cells: list[str], right: bool) -> Column:
     """A column whose header is ``titles`` (each wrapped on lines of its own) and the
     ``unit`` in brackets."""
     values = max((_cell_len(c) for c in cells), default=1)
@@ -86,11 +86,11 @@ def key_columns(cells: pd.DataFrame, keys: Sequence[SweptKey]) -> list[Column]:
     columns = []
     for key in keys:
         shown = [v if isinstance(v, str) else fmt_number(v) for v in cells[key.path]]
-        columns.append(_column([key.path], "", shown, key.numeric))
-    columns.append(_column(["runs"], "", [fmt_count(n) for n in cells["runs_ok"]], True))
+        columns.append(column([key.path], "", shown, key.numeric))
+    columns.append(column(["runs"], "", [fmt_count(n) for n in cells["runs_ok"]], True))
     if (cells["runs_failed"] > 0).any():
         failed = [fmt_count(n) for n in cells["runs_failed"]]
-        columns.append(_column(["failed"], "", failed, True))
+        columns.append(column(["failed"], "", failed, True))
     return columns
 
 
@@ -107,7 +107,7 @@ def metric_column(label: str, means: Sequence[float], halves: Sequence[float]) -
     ]
     # The object (``port:switch->h0:``) and the metric on lines of their own.
     owner, colon, metric = label.rpartition(":")
-    return _column([owner + colon, metric], unit_of(label), shown, True)
+    return column([owner + colon, metric], unit_of(label), shown, True)
 
 
 def _width(columns: Sequence[Column]) -> int:
