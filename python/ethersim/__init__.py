@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ethersim._version import __version__
-from ethersim.api import load_text, run, run_text, schema, validate
 from ethersim.errors import (
     EthersimError,
     InternalError,
@@ -20,12 +19,13 @@ from ethersim.errors import (
     ScenarioError,
     WallLimitError,
 )
-from ethersim.results import Result
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
     from pathlib import Path
 
+    from ethersim.api import load_text, run, run_text, schema, validate
+    from ethersim.results import Result
     from ethersim.sweeps import Limits, Outcome, SweepReport, SweepSpec
     from ethersim.sweeps.coordinator import Tick
 
@@ -141,3 +141,28 @@ __all__ = [
     "sweep",
     "validate",
 ]
+
+
+#: What ``import ethersim`` loads only when first used (PEP 562): the API pulls in the
+#: Rust extension and the results module, and the ``ethersim`` command imports this
+#: package before it can install its signal handling (ethersim.stopping), so the package
+#: itself stays a few imports light.
+_LAZY = {
+    "load_text": "ethersim.api",
+    "run": "ethersim.api",
+    "run_text": "ethersim.api",
+    "schema": "ethersim.api",
+    "validate": "ethersim.api",
+    "Result": "ethersim.results",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ethersim' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ethersim import api, benchmark, schema_doc
+from ethersim import api, benchmark, schema_doc, stopping
 from ethersim.cli_common import (
     Terminated,
     err_console,
@@ -35,7 +35,6 @@ from ethersim.cli_common import examples as _examples
 from ethersim.cli_common import fail as _fail
 from ethersim.cli_common import fmt_time as _fmt_time
 from ethersim.cli_common import literal as _literal
-from ethersim.cli_common import on_sigterm as _on_sigterm
 from ethersim.cli_common import stopped as _stopped
 from ethersim.cli_common import visible as _visible
 from ethersim.errors import (
@@ -71,6 +70,7 @@ class _Watch:
         self.bar: Any = None
 
     def __call__(self, sim_s: float, events: int, until_s: float | None) -> None:
+        stopping.check()
         elapsed = self.clock() - self.start
         if self.max_wall is not None and elapsed > self.max_wall:
             raise WallLimitError(
@@ -526,19 +526,28 @@ def _escape_usage_errors() -> None:
 
 
 def main() -> None:
-    """Entry point of the ``ethersim`` command."""
-    import signal
-
+    """The ``ethersim`` command, once its modules are imported (the console script enters
+    through :mod:`ethersim._entry`, which handles signals before importing this)."""
+    stopping.install()  # again, for `python -m ethersim.cli`: harmless when done
     _escape_usage_errors()
-    # SIGTERM stops a run as Ctrl-C does (the run checks for signals as it goes).
-    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         app()
-    except Terminated as e:
-        # A SIGTERM outside a command's own handling (while its options are parsed, or its
-        # modules imported): nothing was written yet. Exit 143 with the message, not a
-        # traceback.
-        raise SystemExit(_stopped(e, "nothing was written").exit_code) from None
+    except SystemExit as e:
+        # typer turns a Ctrl-C no command caught into a silent exit 130: say it.
+        stops = stopping.EXIT_STATUS.values()
+        if e.code in stops and stopping.received() is not None and not stopping.reported():
+            raise SystemExit(stopping.report(None, "nothing was written")) from None
+        raise
+    except (KeyboardInterrupt, stopping.Terminated) as e:
+        # A stop outside a command's own handling (while its options are parsed, or its
+        # modules imported): nothing was written yet. 130 or 143 with the message.
+        raise SystemExit(stopping.report(e, "nothing was written")) from None
+    except Exception:
+        # A library that turned the interrupt into an error of its own (an import cut
+        # short, DuckDB's "Query interrupted") is reported as the stop it was.
+        if stopping.received() is not None:
+            raise SystemExit(stopping.report(None, "nothing was written")) from None
+        raise
 
 
 if __name__ == "__main__":

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, ParamSpec
 
 import typer
 
+from ethersim import stopping
 from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
+from ethersim.stopping import Terminated
 from ethersim.units import fmt_rate, fmt_time
 
 if TYPE_CHECKING:
@@ -130,11 +132,8 @@ def silence_stdout() -> None:
         sys.stdout = open(os.devnull, "w")
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived: the command stops as on Ctrl-C, leaving nothing half-written."""
-
-
 def on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM's handler: raises :class:`Terminated` (see :mod:`ethersim.stopping`)."""
     raise Terminated
 
 
@@ -142,9 +141,11 @@ def stopped(e: BaseException, what: str) -> typer.Exit:
     """The message and exit status for an interrupt (130) or a SIGTERM (143)."""
     from rich.text import Text
 
-    word = "terminated" if isinstance(e, Terminated) else "interrupted"
+    status = stopping.exit_status(e)
+    word = "terminated" if status == stopping.EXIT_STATUS[signal.SIGTERM] else "interrupted"
     err_console().print(Text.assemble(f"{word}: ", literal(what)), highlight=False)
-    return typer.Exit(143 if isinstance(e, Terminated) else 130)
+    stopping.mark_reported()
+    return typer.Exit(status)
 
 
 def exit_status(error: EthersimError) -> int:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ethersim import stopping
 from ethersim.cli_common import (
     Terminated,
     closed_pipe_is_success,
@@ -134,6 +135,7 @@ def sweep(
     def count(_: object) -> None:
         nonlocal committed
         committed += 1
+        stopping.check()
 
     try:
         report = run_sweep(

@@ -1,0 +1,5 @@
+"""``python -m ethersim``: the ``ethersim`` command."""
+
+from ethersim._entry import main
+
+main()

@@ -1,0 +1,38 @@
+"""The ``ethersim`` command's entry point: signal handling first, then everything else.
+
+The console script calls :func:`main`. Before the command-line modules are imported (a
+tenth of a second of typer, rich and the commands), Ctrl-C and SIGTERM are already
+handled (:mod:`ethersim.stopping`), so a signal at any moment after the interpreter has
+started ends the command with 130 or 143 and one line, never a traceback or death by
+the signal.
+"""
+
+from __future__ import annotations
+
+from ethersim import stopping
+
+__all__ = ["main"]
+
+
+def main() -> None:
+    """Runs the ``ethersim`` command."""
+    stopping.install()
+    try:
+        from ethersim import cli
+
+        cli.main()
+    except SystemExit as e:
+        code = e.code
+        if isinstance(code, int) and code in stopping.EXIT_STATUS.values() and stopping.received():
+            # Stopped, and said so: leave now. Finalizing the interpreter after a
+            # KeyboardInterrupt can make CPython re-raise SIGINT on itself at exit (exit
+            # -2 instead of 130); nothing is left to write.
+            stopping.leave(code)
+        raise
+    except (KeyboardInterrupt, stopping.Terminated) as e:
+        stopping.leave(stopping.report(e, "nothing was written"))
+    except Exception:
+        # An import cut short by the signal can surface as another error.
+        if stopping.received() is not None:
+            stopping.leave(stopping.report(None, "nothing was written"))
+        raise

@@ -1,0 +1,128 @@
+"""Ctrl-C and SIGTERM in the ``ethersim`` command: one place that turns them into exit
+statuses, installed before anything else the command does.
+
+A stopped command exits 130 (Ctrl-C, SIGINT) or 143 (SIGTERM) with one line saying what
+was kept, never a traceback and never death by the signal. :func:`install` is the first
+thing the command's entry point does (:mod:`ethersim._entry`), so a signal that arrives
+while the command line is parsed or its modules are imported is handled like one that
+arrives mid-run. The handlers remember which signal came (:func:`received`): a library
+that turns the interrupt into an error of its own (DuckDB's "Query interrupted", an
+import cut short) is then still reported as the stop it was.
+
+This module imports nothing heavy: it must be usable in the first milliseconds of a
+process.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from types import FrameType
+
+__all__ = [
+    "Terminated",
+    "check",
+    "exit_status",
+    "install",
+    "leave",
+    "mark_reported",
+    "received",
+    "report",
+    "reported",
+]
+
+#: The exit status of a command stopped by each signal (128 + the signal's number, as a
+#: shell reports a process killed by it).
+EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+_received: signal.Signals | None = None
+_reported = False
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: the command stops as on Ctrl-C, leaving nothing half-written."""
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    global _received
+    _received = signal.SIGINT
+    raise KeyboardInterrupt
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    global _received
+    _received = signal.SIGTERM
+    raise Terminated
+
+
+def install() -> None:
+    """Makes Ctrl-C raise :class:`KeyboardInterrupt` and SIGTERM :class:`Terminated`,
+    remembering which came. A signal the process was started ignoring (a background job
+    of a non-interactive shell ignores SIGINT) stays ignored."""
+    for signum, handler in ((signal.SIGINT, _on_sigint), (signal.SIGTERM, _on_sigterm)):
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, handler)
+
+
+def received() -> signal.Signals | None:
+    """The stopping signal that arrived, if one did."""
+    return _received
+
+
+def mark_reported() -> None:
+    """Notes that the stop has been reported (by a command that said what it kept)."""
+    global _reported
+    _reported = True
+
+
+def reported() -> bool:
+    """Whether the stop has been reported already."""
+    return _reported
+
+
+def check() -> None:
+    """Raises the stop again if one arrived: called where long work reports progress, so
+    that a stop whose exception something swallowed (seen, rarely, when the signal lands
+    while Python compiles a module it imports) still ends the work."""
+    if _received == signal.SIGTERM:
+        raise Terminated
+    if _received == signal.SIGINT:
+        raise KeyboardInterrupt
+
+
+def exit_status(e: BaseException | None = None) -> int:
+    """130 for Ctrl-C, 143 for SIGTERM: from ``e`` when it is one of the two stops, else
+    from the signal that arrived."""
+    if isinstance(e, Terminated):
+        return EXIT_STATUS[signal.SIGTERM]
+    if isinstance(e, KeyboardInterrupt):
+        return EXIT_STATUS[signal.SIGINT]
+    return EXIT_STATUS[_received or signal.SIGINT]
+
+
+def report(e: BaseException | None, what: str) -> int:
+    """Writes the one line a stopped command prints (``interrupted: nothing was
+    written``) to standard error and returns its exit status. Plain text: it may run
+    before any console library is imported."""
+    global _reported
+    _reported = True
+    status = exit_status(e)
+    word = "terminated" if status == EXIT_STATUS[signal.SIGTERM] else "interrupted"
+    try:
+        sys.stderr.write(f"{word}: {what}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass  # standard error is closed: the status still says it
+    return status
+
+
+def leave(status: int) -> None:
+    """Ends the process now with ``status``, standard output and error flushed: the exit
+    of a stopped command, which has nothing left to write or clean."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            pass  # closed, or gone: the status still says it
+    os._exit(status)
