@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ethersim.errors import OutputError
+from ethersim.safe_write import make_folders
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,7 +120,7 @@ def capture_folder(out_dir: str | Path) -> Path:
     caller removes this folder afterwards, whatever happened)."""
     out = output_path(out_dir)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(out.parent)
         return Path(tempfile.mkdtemp(prefix=f".{out.name}.captures.", dir=out.parent))
     except OSError as e:
         raise OutputError(f"cannot create a folder for captures beside {str(out)!r}: {e}") from None
@@ -175,7 +176,7 @@ def write_folder(
     """
     out = output_path(out_dir)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
+        make_folders(out.parent)
         with writing_lock(out):
             return _write_locked(out, fill, ours)
     except OSError as e:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ethersim.errors import OutputError
 
-__all__ = ["check_writable_file", "file_mode", "write_file", "write_text"]
+__all__ = ["check_writable_file", "file_mode", "make_folders", "write_file", "write_text"]
 
 
 def file_mode() -> int:
@@ -125,3 +125,24 @@ def write_file(path: str | os.PathLike[str], write: Callable[[Path], object], op
 def write_text(path: str | os.PathLike[str], text: str, option: str) -> Path:
     """:func:`write_file` for text, in UTF-8."""
     return write_file(path, lambda tmp: tmp.write_text(text, encoding="utf-8"), option)
+
+
+def make_folders(folder: str | os.PathLike[str]) -> Path:
+    """Creates ``folder`` and the folders missing above it, as ``mkdir -p`` does, and
+    returns it. One level at a time from the nearest folder that exists, not by
+    recursion (pathlib's ``mkdir(parents=True)`` recurses once per missing level, so a
+    path of thousands of components raised RecursionError); an OS limit (a name or path
+    too long) is the :class:`OSError` it is, for the caller to name its option."""
+    target = Path(os.path.abspath(folder))
+    missing: list[Path] = []
+    at = target
+    while not os.path.lexists(at) and at.parent != at:
+        missing.append(at)
+        at = at.parent
+    for path in reversed(missing):
+        try:
+            path.mkdir()
+        except FileExistsError:
+            if not path.is_dir():
+                raise
+    return target

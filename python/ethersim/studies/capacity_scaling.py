@@ -37,6 +37,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.safe_write import make_folders
 from ethersim.sizing import bdp_bytes, bdp_frames
 from ethersim.studies.runner import (
     Progress,
@@ -625,7 +626,7 @@ def _reproduce_one(options: Options, db: Path, show: Progress, label: str) -> Re
 
     started = time.perf_counter()
     jobs = options.jobs or default_jobs()
-    db.parent.mkdir(parents=True, exist_ok=True)
+    make_folders(db.parent)
     files: dict[str, str] = {}
     pairs, runs, skipped = [], 0, 0
     with tempfile.TemporaryDirectory(prefix="ethersim-capacity-") as tmp:

@@ -65,6 +65,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.safe_write import make_folders
 from ethersim.studies.runner import (
     Progress,
     default_jobs,
@@ -485,7 +486,7 @@ def _figures(rep: Reproduction, folder: Path) -> None:
     import matplotlib.pyplot as plt
 
     plt.rcParams["svg.hashsalt"] = "ethersim"
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     from ethersim.studies.contract import draw_published
     from ethersim.studies.registry import study
 

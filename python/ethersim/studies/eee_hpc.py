@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.safe_write import make_folders
 from ethersim.studies.runner import Progress, default_jobs, run_many, write_marker, write_table
 
 if TYPE_CHECKING:
@@ -396,7 +397,7 @@ def _figures(rep: Reproduction, folder: Path) -> None:
     import numpy as np
 
     plt.rcParams["svg.hashsalt"] = "ethersim"
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     t = rep.points
 
     def save(fig: Any, name: str) -> None:

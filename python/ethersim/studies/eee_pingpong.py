@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.safe_write import make_folders
 from ethersim.studies.runner import (
     Progress,
     default_jobs,
@@ -181,7 +182,7 @@ def _figure(rep: Reproduction, folder: Path) -> None:
     from ethersim.studies.registry import study
 
     plt.rcParams["svg.hashsalt"] = "ethersim"
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
     for pinger in (0, 1):
         rows = rep.table[rep.table.pinger == pinger]

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.safe_write import make_folders
+
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
@@ -39,7 +41,7 @@ def figures(rep: Reproduction, folder: Path) -> list[Path]:
     import matplotlib.pyplot as plt
 
     plt.rcParams["svg.hashsalt"] = "ethersim"
-    folder.mkdir(parents=True, exist_ok=True)
+    make_folders(folder)
     drawn = []
     for name, draw in (
         ("transfer_time", _transfer_time),

@@ -107,8 +107,9 @@ def on_cluster(scheduler: str | None, local: bool, jobs: int | None = None) -> I
     if scheduler is None and not local:
         yield
         return
-    from ethersim.sweeps.executors import DaskPool
+    from ethersim.sweeps.executors import DaskPool, check_scheduler
 
+    check_scheduler(scheduler)
     pool = DaskPool(scheduler, jobs or default_jobs())
     token = _CLUSTER.set(pool)
     try:

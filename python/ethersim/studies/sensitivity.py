@@ -205,11 +205,11 @@ def run(
     :func:`ethersim.studies.runner.overriding`."""
     import duckdb
 
-    from ethersim.safe_write import check_writable_file
+    from ethersim.safe_write import check_writable_file, make_folders
 
     check_ranges(published)
     check_writable_file(db, "--sensitivity database", missing_folders=True)
-    db.parent.mkdir(parents=True, exist_ok=True)  # beside an output folder not yet written
+    make_folders(db.parent)  # beside an output folder not yet written
     key = _fingerprint(published.study, options)
     todo = points(published)
     con = duckdb.connect(str(db))

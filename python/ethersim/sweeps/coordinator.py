@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ethersim.studies.runner import default_jobs
-from ethersim.sweeps.executors import DaskPool, Executor, LocalPool, Worker
+from ethersim.sweeps.executors import DaskPool, Executor, LocalPool, Worker, check_scheduler
 from ethersim.sweeps.spec import SweepSpec, load_sweep
 from ethersim.sweeps.store import DEFAULT_DB, Store
 from ethersim.sweeps.worker import Outcome, execute
@@ -87,6 +87,7 @@ def sweep(
     spec = file if isinstance(file, SweepSpec) else load_sweep(file)
     jobs = jobs or default_jobs()
     start = time.monotonic()
+    check_scheduler(scheduler)
     with Store(db) as store:
         removed = store.register(spec)
         store.refresh_view(spec.name)  # so that a sweep stopped at once still has one

@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import re
 import signal
 import sys
 import threading
@@ -32,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ethersim._version import __version__
-from ethersim.errors import EthersimError
+from ethersim.errors import EthersimError, ScenarioError
 from ethersim.sweeps.worker import Outcome, execute
 
 if TYPE_CHECKING:
@@ -230,6 +231,28 @@ def _stop(pool: ProcessPoolExecutor) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
+#: The Dask schedulers' address forms ethersim takes: ``tcp://HOST:PORT`` (also tls, ws,
+#: wss, ucx) or ``HOST:PORT`` (tcp).
+_SCHEDULER = re.compile(
+    r"^(?:(?:tcp|tls|ws|wss|ucx)://)?(\[[0-9A-Fa-f:.]+\]|[^\s:/\[\]]+):(\d{1,5})$"
+)
+
+
+def check_scheduler(address: str | None, option: str = "--scheduler") -> None:
+    """Raises :class:`ScenarioError` naming ``option`` unless ``address`` is a Dask
+    scheduler's address (``tcp://HOST:PORT`` or ``HOST:PORT``): checked before any work
+    (a database opened, a run started), not when the first connection fails."""
+    if address is None:
+        return
+    match = _SCHEDULER.match(address)
+    if match is None or not 0 < int(match.group(2)) < 65536:
+        raise ScenarioError(
+            f"{address!r} is not a scheduler address; expected tcp://HOST:PORT "
+            "(or HOST:PORT, or tls://, ws://, wss://, ucx://) with a port from 1 to 65535",
+            option,
+        )
+
+
 class DaskPool:
     """The workers of a Dask distributed cluster: an existing one (``address``, such as
     ``tcp://10.0.0.5:8786``) or, without an address, a local cluster of ``jobs``
@@ -258,7 +281,7 @@ class DaskPool:
                 self.client = self.distributed.Client(self.cluster)
             else:
                 self.client = self.distributed.Client(address, timeout=connect_timeout_s)
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:
             where = address or "a local cluster"
             raise EthersimError(f"cannot reach the Dask scheduler at {where}: {e}") from None
 
