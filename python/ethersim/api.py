@@ -5,14 +5,13 @@ from __future__ import annotations
 import json
 import math
 import numbers
-import os
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from ethersim import _core
+from ethersim import _core, inputs
 from ethersim.errors import ScenarioError
+from ethersim.inputs import MAX_SCENARIO_BYTES
 from ethersim.results import Result
 
 __all__ = [
@@ -119,48 +118,14 @@ def _toml_literal(value: Any, path: str) -> str:
 
 #: The largest scenario file read, bytes (16 MiB: far beyond any hand-written scenario,
 #: and a bound on what a mistaken path such as ``/dev/zero`` can cost).
-MAX_SCENARIO_BYTES = 16 << 20
-
-
 def load_text(scenario: str | Path) -> str:
     """The TOML text of a scenario file, or of standard input for ``"-"``.
 
     Only a regular file (or standard input) of at most :data:`MAX_SCENARIO_BYTES` is
-    read. Raises :class:`ScenarioError` if it cannot be read.
+    read, opened without blocking (see :mod:`ethersim.inputs`). Raises
+    :class:`ScenarioError` if it cannot be read.
     """
-    import stat
-
-    path = Path(scenario)
-    # Named as the user wrote it ("dir/" stays "dir/"; a Path drops the slash).
-    shown = os.fspath(scenario)
-    try:
-        if str(scenario) == "-":
-            data = sys.stdin.buffer.read(MAX_SCENARIO_BYTES + 1)
-            where = "standard input"
-        else:
-            mode = path.stat().st_mode
-            if not stat.S_ISREG(mode):
-                raise ScenarioError(
-                    f"{shown!r} is not a regular file; expected a scenario file (or - for "
-                    "standard input)"
-                )
-            with path.open("rb") as f:
-                data = f.read(MAX_SCENARIO_BYTES + 1)
-            where = repr(shown)
-        if len(data) > MAX_SCENARIO_BYTES:
-            raise ScenarioError(
-                f"scenario {where} is larger than {MAX_SCENARIO_BYTES >> 20} MiB; "
-                "expected a smaller file"
-            )
-        return data.decode("utf-8")
-    except ScenarioError:
-        raise
-    except FileNotFoundError:
-        raise ScenarioError(f"no scenario file at {shown!r}") from None
-    except ValueError as e:  # a path the system cannot take (an embedded NUL)
-        raise ScenarioError(f"cannot read scenario file {shown!r}: {e}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"cannot read scenario file {shown!r}: {e}") from None
+    return inputs.read_text(scenario, "", "scenario file", MAX_SCENARIO_BYTES, stdin=True)
 
 
 def file_overrides(scenario: str | Path, text: str) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ethersim import inputs
 from ethersim.cli_common import (
     closed_pipe_is_success,
     examples,
@@ -170,17 +171,27 @@ def burst_loss(
     _write_out(table, csv, burst_bytes, float(dark_s), packets=packet is not None)
 
 
-def _read_csv(path: str, columns: tuple[str, ...]) -> pd.DataFrame:
-    """The CSV file at ``path`` with ``columns`` (numbers); a :class:`ScenarioError` naming
-    the file and what is missing or wrong otherwise."""
+def _read_csv(path: str, columns: tuple[str, ...], option: str) -> pd.DataFrame:
+    """The CSV file at ``path`` (given with ``option``) with ``columns`` (numbers); a
+    :class:`ScenarioError` naming the option, if the file cannot be read (see
+    :mod:`ethersim.inputs`), or the file and what is missing or wrong otherwise."""
+    import io
+
     import pandas as pd
 
+    data = inputs.read_bytes(path, option, "CSV table", inputs.MAX_CSV_BYTES)
     try:
-        table = pd.read_csv(path)
-    except FileNotFoundError:
-        raise ScenarioError("no such file", path) from None
+        table = pd.read_csv(io.BytesIO(data))
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
         raise ScenarioError(f"not a CSV table: {e}", path) from None
+    return _check_numbers(table, columns, path)
+
+
+def _check_numbers(table: pd.DataFrame, columns: tuple[str, ...], path: str) -> pd.DataFrame:
+    """``table``, its ``columns`` (which must be there) as numbers; a
+    :class:`ScenarioError` naming ``path`` otherwise."""
+    import pandas as pd
+
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ScenarioError(
@@ -202,15 +213,10 @@ GAPS_HELP = (
 )
 
 
-def _interval_column(path: str) -> str:
+def _interval_column(table: pd.DataFrame) -> str:
     """``interval_us``, or ``idle_interval_us`` (as `reproduce eee-hpc` names it) when the
-    file has only that."""
-    import pandas as pd
-
-    try:
-        header = pd.read_csv(path, nrows=0).columns
-    except (OSError, ValueError):
-        return "interval_us"  # _read_csv reports the problem
+    table has only that."""
+    header = table.columns
     return (
         "idle_interval_us"
         if "interval_us" not in header and "idle_interval_us" in header
@@ -220,7 +226,7 @@ def _interval_column(path: str) -> str:
 
 def _read_gaps(path: str, points: pd.Series) -> list[tuple[Any, Any]]:
     """The idle-gap histogram of each point, in the order of ``points``."""
-    table = _read_csv(path, ("point", "gap_us", "per_communication"))
+    table = _read_csv(path, ("point", "gap_us", "per_communication"), "--gaps")
     by_point = {k: g for k, g in table.groupby("point")}
     out: list[tuple[Any, Any]] = []
     for p in points:
@@ -257,11 +263,13 @@ def eee_fit(
 
     try:
         if gaps is None:
-            table = _read_csv(points, (_interval_column(points), "overhead_us"))
-            table["interval_us"] = table[_interval_column(points)]
+            table = _read_csv(points, (), "POINTS")
+            column = _interval_column(table)
+            table = _check_numbers(table, (column, "overhead_us"), points)
+            table["interval_us"] = table[column]
             fit = fit_mean_interval(table.interval_us.to_numpy(), table.overhead_us.to_numpy())
         else:
-            table = _read_csv(points, ("point", "overhead_us"))
+            table = _read_csv(points, ("point", "overhead_us"), "POINTS")
             histograms = _read_gaps(gaps, table.point)
             fit = fit_gaps(histograms, table.overhead_us.to_numpy())
     except ScenarioError as e:
@@ -305,12 +313,12 @@ def eee_predict(
         model = EeeModel(c, alpha, t)
         if gaps is None:
             columns = ("t_base_s", "communications", "mean_bytes", "bandwidth_bps")
-            table = _read_csv(profile, columns)
+            table = _read_csv(profile, columns, "PROFILE")
             rows = list(zip(*(table[k] for k in columns), strict=True))
             table["interval_us"] = [idle_interval_us(*r) for r in rows]
             table["elapsed_s"] = [model.elapsed_s(*r) for r in rows]
         else:
-            table = _read_csv(profile, ("point", "t_base_s", "communications"))
+            table = _read_csv(profile, ("point", "t_base_s", "communications"), "PROFILE")
             histograms = _read_gaps(gaps, table.point)
             penalty = [gaps_penalty_us(model, v, w) for v, w in histograms]
             table["elapsed_s"] = table.t_base_s + table.communications * _series(penalty) * 1e-6

@@ -52,8 +52,9 @@ def read_trace(file: str | Path, path: str = "") -> Trace:
     ``path`` (the option or key to name) if it cannot be read or is malformed; the message
     names the file and the record."""
     first, offsets, lengths = _core.read_trace(Path(file), path)
+    # Views of the bytes the core filled (read-only, no copy).
     return Trace(
         first_ps=first,
-        offset_ps=np.asarray(offsets, dtype=np.uint64),
-        frame_len=np.asarray(lengths, dtype=np.uint32),
+        offset_ps=np.frombuffer(offsets, dtype="<u8").astype(np.uint64, copy=False),
+        frame_len=np.frombuffer(lengths, dtype="<u4").astype(np.uint32, copy=False),
     )

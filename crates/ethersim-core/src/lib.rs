@@ -12,6 +12,7 @@ pub mod capture;
 pub mod engine;
 pub mod error;
 pub mod ids;
+pub mod input;
 pub mod node;
 pub mod phy;
 pub mod run;

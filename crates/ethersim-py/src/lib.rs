@@ -7,6 +7,7 @@
 mod errors;
 
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 
 use errors::{guard, to_py_err};
 
@@ -147,8 +148,10 @@ fn parse_quantity(py: Python<'_>, kind: &str, text: &str, path: String) -> PyRes
 }
 
 /// Reads a packet trace (pcap or pcapng): returns the first frame's timestamp in
-/// picoseconds since the file's epoch, and each frame's offset from it (picoseconds) and
-/// length on the wire (bytes), in timestamp order. Raises `ScenarioError` at `path` (the
+/// picoseconds since the file's epoch, and each frame's offset from it (picoseconds, as
+/// little-endian u64s) and length on the wire (bytes, as little-endian u32s), in
+/// timestamp order. The file is streamed: only a regular file is read, opened without
+/// waiting (a FIFO is refused, not waited on). Raises `ScenarioError` at `path` (the
 /// key path to name) if the file cannot be read or is not a valid trace, naming the file
 /// and the record.
 #[pyfunction]
@@ -157,7 +160,7 @@ fn read_trace(
     py: Python<'_>,
     file: std::path::PathBuf,
     path: String,
-) -> PyResult<(u128, Vec<u64>, Vec<u32>)> {
+) -> PyResult<(u128, Bound<'_, PyBytes>, Bound<'_, PyBytes>)> {
     let shown = file.display().to_string();
     let fail = |message: String| {
         to_py_err(
@@ -165,13 +168,27 @@ fn read_trace(
             errors::GlueError::Core(ethersim_core::scenario::ScenarioError::at(path.clone(), message).into()),
         )
     };
-    let bytes =
-        py.detach(|| std::fs::read(&file)).map_err(|e| fail(format!("cannot read trace {shown:?}: {e}")))?;
+    let (opened, _) = py
+        .detach(|| ethersim_core::input::open(&file, None, "a packet trace"))
+        .map_err(|e| fail(format!("cannot read trace {shown:?}: {e}")))?;
     let trace = py
-        .detach(|| ethersim_core::capture::read_trace(&bytes))
+        .detach(|| ethersim_core::capture::read_trace_from(opened))
         .map_err(|e| fail(format!("trace {shown:?}: {e}")))?;
-    let offsets = trace.frames.iter().map(|f| f.offset_ps).collect();
-    let lengths = trace.frames.iter().map(|f| f.frame_len).collect();
+    // Raw little-endian arrays (numpy reads them without a copy), not lists of Python
+    // integers, which cost about 36 bytes a number.
+    let n = trace.frames.len();
+    let offsets = PyBytes::new_with(py, n * 8, |buf| {
+        for (chunk, f) in buf.chunks_exact_mut(8).zip(&trace.frames) {
+            chunk.copy_from_slice(&f.offset_ps.to_le_bytes());
+        }
+        Ok(())
+    })?;
+    let lengths = PyBytes::new_with(py, n * 4, |buf| {
+        for (chunk, f) in buf.chunks_exact_mut(4).zip(&trace.frames) {
+            chunk.copy_from_slice(&f.frame_len.to_le_bytes());
+        }
+        Ok(())
+    })?;
     Ok((trace.first_ps, offsets, lengths))
 }
 

@@ -51,7 +51,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ethersim import _core
+from ethersim import _core, inputs
 from ethersim.api import _pairs, file_overrides, load_text
 from ethersim.errors import ScenarioError
 
@@ -413,14 +413,8 @@ def expand_sweep(raw: dict[str, Any], file: str | Path = "sweep.toml") -> SweepS
 
 def load_sweep(file: str | Path) -> SweepSpec:
     """Reads and checks the sweep file ``file`` (see :func:`parse_sweep`)."""
-    path = Path(file)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScenarioError(f"no sweep file at {os.fspath(file)!r}") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError(f"cannot read sweep file {os.fspath(file)!r}: {e}") from None
-    return parse_sweep(text, path)
+    text = inputs.read_text(file, "", "sweep file", inputs.MAX_SWEEP_BYTES)
+    return parse_sweep(text, Path(file))
 
 
 def _listed(values: object) -> object:

@@ -26,7 +26,7 @@ use crate::time::SimTime;
 use crate::wire::{Packet, TcpHeader};
 
 pub use encode::FrameEncoder;
-pub use read::{read_trace, Trace, TraceError, TraceFrame};
+pub use read::{read_trace, read_trace_from, Trace, TraceError, TraceFrame, MAX_RECORD_BYTES};
 pub use writer::{CaptureFormat, CaptureWriter, Interface, Resolution};
 
 /// Which frames of the port a capture keeps.

@@ -1,10 +1,13 @@
 //! Building MPI jobs: placing ranks, reading traces, and making each job's endpoints and
 //! flows.
 
+use std::path::Path;
+
 use crate::app::mpi::{self, Call, Jitter, JitterStreams, MpiJob, MpiNode, Overhead, Placement, Program};
 use crate::app::{Endpoint, EndpointKind};
 use crate::engine::rng;
 use crate::ids::{EndpointId, FlowId, NodeId};
+use crate::input;
 use crate::node::HostTiming;
 use crate::sim::Flow;
 use crate::time::{Duration, SimTime};
@@ -263,7 +266,7 @@ fn programs(spec: &MpiJobSpec, path: &str, ranks: u32) -> Result<Vec<Program>> {
         }
         (None, Some(file)) => {
             let key = format!("{path}.trace");
-            let text = std::fs::read_to_string(file)
+            let text = input::read_to_string(Path::new(file), input::MAX_MPI_TRACE_BYTES, "an MPI trace")
                 .map_err(|e| ScenarioError::at(&key, format!("cannot read the trace {file:?}: {e}")))?;
             let programs = mpi::trace::parse(&text, ranks).map_err(|e| {
                 let at = e.line.map_or_else(String::new, |l| format!(" line {l}"));

@@ -1,7 +1,10 @@
 //! Trace-driven traffic: a `replay` application's trace read, checked and laid out.
 
 use crate::app::{EndpointKind, ReplayFrame, TraceReplay};
-use crate::capture::read_trace;
+use std::path::Path;
+
+use crate::capture::read_trace_from;
+use crate::input;
 use crate::time::{Duration, SimTime};
 use crate::wire::ethernet;
 
@@ -13,9 +16,10 @@ type Result<T> = std::result::Result<T, ScenarioError>;
 /// The replaying endpoint of `spec` (at `path`), on a path of MTU `path_mtu`.
 pub(super) fn replay(spec: &ReplaySpec, path: &str, s: &Scenario, path_mtu: u64) -> Result<EndpointKind> {
     let file_path = format!("{path}.file");
-    let bytes = std::fs::read(&spec.file)
+    let (file, _) = input::open(Path::new(&spec.file), None, "a packet trace")
         .map_err(|e| ScenarioError::at(&file_path, format!("cannot read trace {:?}: {e}", spec.file)))?;
-    let trace = read_trace(&bytes)
+    // No limit on the file's size: it is streamed, and what is kept is 16 bytes a frame.
+    let trace = read_trace_from(file)
         .map_err(|e| ScenarioError::at(&file_path, format!("trace {:?}: {e}", spec.file)))?;
     let scale = spec.time_scale;
     if !(scale.is_finite() && scale > 0.0) {
