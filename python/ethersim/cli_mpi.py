@@ -8,14 +8,20 @@ all, and never over a device, FIFO, link or folder (:mod:`ethersim.safe_write`).
 
 from __future__ import annotations
 
+import math
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ethersim.cli_common import examples, fail, plain_text
 from ethersim.errors import EthersimError, ScenarioError
+from ethersim.inputs import MAX_MPI_TRACE_BYTES
+
+if TYPE_CHECKING:
+    from ethersim.mpi_traces import Row
 
 __all__ = ["register"]
 
@@ -46,23 +52,82 @@ def mpi_trace(
     from ethersim.safe_write import check_writable_file, write_text
 
     try:
-        # Before any work: never over a device, FIFO, link or folder (safe_write).
+        # Before any work: never over a device, FIFO, link or folder (safe_write), and
+        # every option checked where it is given, named as the user typed it.
         check_writable_file(out, "--out")
+        _check_options(pattern, ranks, iterations, collective, size, sleep_us)
+        make = _generator(pattern, ranks, collective, size, sleep_us)
+        _check_size(make, ranks, iterations)
+        rows = make(iterations)
         if pattern == "synthetic":
-            rows = list(mpi_traces.synthetic(ranks, collective, size, sleep_us, iterations))
             note = (
                 f"synthetic {collective} of {size} B, {sleep_us} us sleep, {iterations} iterations"
             )
-        elif pattern in mpi_traces.PATTERNS:
-            rows = list(mpi_traces.PATTERNS[pattern](ranks, iterations))
-            note = f"{pattern}-shaped skeleton (ethersim.mpi_traces), {iterations} iterations"
         else:
-            raise ScenarioError(f"{pattern!r}; expected {PATTERN_HELP}", "PATTERN")
-        text = mpi_traces.trace_text(rows, f"{note}, {ranks} ranks\nwritten by ethersim mpi-trace")
+            note = f"{pattern}-shaped skeleton (ethersim.mpi_traces), {iterations} iterations"
+        comment = f"{note}, {ranks} ranks\nwritten by ethersim mpi-trace"
+        try:
+            text = mpi_traces.trace_text(rows, comment, max_bytes=MAX_MPI_TRACE_BYTES)
+        except mpi_traces.TraceTooLarge as e:
+            raise ScenarioError(e.message, "--iterations") from None
         write_text(out, text, "--out")
     except EthersimError as e:
         raise fail(e) from None
-    sys.stdout.write(f"wrote {out} ({len(rows)} operations)\n")
+    operations = text.count("\n") - len(comment.splitlines()) - 1  # less the header
+    sys.stdout.write(f"wrote {out} ({operations} operations)\n")
+
+
+def _generator(
+    pattern: str, ranks: int, collective: str, size: int, sleep_us: float
+) -> Callable[[int], Iterable[Row]]:
+    """The rows of ``pattern`` as a function of the number of iterations."""
+    from ethersim import mpi_traces
+
+    if pattern == "synthetic":
+        return lambda n: mpi_traces.synthetic(ranks, collective, size, sleep_us, n)
+    if pattern in mpi_traces.PATTERNS:
+        return lambda n: mpi_traces.PATTERNS[pattern](ranks, n)
+    raise ScenarioError(f"{pattern!r}; expected {PATTERN_HELP}", "PATTERN")
+
+
+def _check_size(make: Callable[[int], Iterable[Row]], ranks: int, iterations: int) -> None:
+    """Refuses, at once, a trace larger than the most a run reads. Every pattern repeats
+    the same operations each iteration, so its text grows by the same bytes each time:
+    one and two iterations give the size of any number, without generating them."""
+    from ethersim import mpi_traces
+
+    one = len(mpi_traces.trace_text(make(1)))
+    two = len(mpi_traces.trace_text(make(2)))
+    if one + (iterations - 1) * (two - one) > MAX_MPI_TRACE_BYTES:
+        raise ScenarioError(
+            f"{ranks} ranks x {iterations:,} iterations make a trace larger than "
+            f"{MAX_MPI_TRACE_BYTES >> 20} MiB, the most a run reads; expected fewer",
+            "--iterations",
+        )
+
+
+def _check_options(
+    pattern: str, ranks: int, iterations: int, collective: str, size: int, sleep_us: float
+) -> None:
+    """Raises :class:`ScenarioError` naming the option as typed for a value no trace can
+    have (the generators check again, naming their parameters, for API callers)."""
+
+    if not 1 <= ranks <= 4096:
+        raise ScenarioError(f"{ranks} ranks; expected 1 to 4096", "--ranks")
+    if iterations < 1:
+        raise ScenarioError(f"{iterations} iterations; expected at least 1", "--iterations")
+    if pattern != "synthetic":
+        return
+    if collective not in ("alltoall", "allreduce", "barrier"):
+        raise ScenarioError(
+            f"{collective!r}; expected alltoall, allreduce or barrier", "--collective"
+        )
+    if size < 0:
+        raise ScenarioError(f"{size} bytes; expected 0 or more", "--size")
+    if not math.isfinite(sleep_us) or sleep_us < 0:
+        raise ScenarioError(
+            f"{sleep_us} us; expected a number of microseconds, 0 or more", "--sleep-us"
+        )
 
 
 def register(app: typer.Typer) -> None:

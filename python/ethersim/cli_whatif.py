@@ -7,6 +7,7 @@ standard error, exit status 2; nothing is written.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated
 
@@ -81,6 +82,14 @@ def what_if(
     from ethersim.whatif import WhatIf, run_what_if
 
     try:
+        # Checked here, named as typed: the scenario built from them would name its own
+        # keys (apps[0].time_scale), which the user never wrote.
+        if not math.isfinite(time_scale) or time_scale <= 0:
+            raise ScenarioError(
+                f"{time_scale} is not a positive number; expected, e.g., 0.5 to replay "
+                "twice as fast",
+                "--time-scale",
+            )
         for option, values in (("--timeout", timeout or []), ("--coalesce", coalesce or [])):
             for v in values:
                 if _core.parse_quantity("duration", v, option) == 0:

@@ -40,6 +40,9 @@ MAX_SWEEP_BYTES = 16 << 20
 #: The largest CSV table a model command reads: millions of rows, and pandas holds a table
 #: in a few times its text.
 MAX_CSV_BYTES = 256 << 20
+#: The largest MPI trace ``ethersim run`` reads (the core's ``MAX_MPI_TRACE_BYTES``);
+#: ``ethersim mpi-trace`` writes none larger.
+MAX_MPI_TRACE_BYTES = 256 << 20
 
 
 def _size(n: int) -> str:

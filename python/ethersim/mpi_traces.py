@@ -29,7 +29,17 @@ from pathlib import Path
 
 from ethersim.errors import ScenarioError
 
-__all__ = ["PATTERNS", "Row", "cg", "ft", "mg", "synthetic", "trace_text", "write_trace"]
+__all__ = [
+    "PATTERNS",
+    "Row",
+    "TraceTooLarge",
+    "cg",
+    "ft",
+    "mg",
+    "synthetic",
+    "trace_text",
+    "write_trace",
+]
 
 #: The columns of a trace, in order.
 COLUMNS = ("rank", "compute_us", "call", "bytes", "peers")
@@ -52,19 +62,44 @@ def _us(value: float) -> str:
     return text or "0"
 
 
-def trace_text(rows: Iterable[Row], comment: str = "") -> str:
+def trace_text(rows: Iterable[Row], comment: str = "", max_bytes: int | None = None) -> str:
     """The CSV text of ``rows`` (sorted by rank, keeping each rank's order), with
-    ``comment`` lines first."""
-    out = io.StringIO()
-    for line in comment.splitlines():
-        out.write(f"# {line}\n" if line else "#\n")
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for r in sorted(rows, key=lambda r: r.rank):
+    ``comment`` lines first. With ``max_bytes``, raises :class:`TraceTooLarge` as soon as
+    the text would be larger, before the rest of ``rows`` is generated (a trace of a
+    billion operations is refused in milliseconds, not after filling the memory)."""
+    head = io.StringIO()
+    for note in comment.splitlines():
+        head.write(f"# {note}\n" if note else "#\n")
+    csv.writer(head, lineterminator="\n").writerow(COLUMNS)
+    size = len(head.getvalue())
+    by_rank: dict[int, io.StringIO] = {}
+    line = io.StringIO()
+    writer = csv.writer(line, lineterminator="\n")
+    for r in rows:
         peers = ";".join(str(p) for p in r.peers)
-        size = "" if r.call in ("barrier", "none") else str(r.bytes)
-        writer.writerow([r.rank, _us(r.compute_us), r.call, size, peers])
-    return out.getvalue()
+        call_bytes = "" if r.call in ("barrier", "none") else str(r.bytes)
+        line.seek(0)
+        line.truncate()
+        writer.writerow([r.rank, _us(r.compute_us), r.call, call_bytes, peers])
+        text = line.getvalue()
+        size += len(text)
+        if max_bytes is not None and size > max_bytes:
+            raise TraceTooLarge(max_bytes)
+        rank_text = by_rank.get(r.rank)
+        if rank_text is None:
+            rank_text = by_rank[r.rank] = io.StringIO()
+        rank_text.write(text)
+    return head.getvalue() + "".join(by_rank[rank].getvalue() for rank in sorted(by_rank))
+
+
+class TraceTooLarge(ScenarioError):
+    """A trace would be larger than the most a run reads."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(
+            f"the trace would be larger than {max_bytes >> 20} MiB, the most a run reads; "
+            "expected fewer ranks or iterations"
+        )
 
 
 def write_trace(rows: Iterable[Row], path: str | Path, comment: str = "") -> Path:
