@@ -11,6 +11,7 @@ mod csma;
 mod delivery;
 mod determinism;
 mod eee;
+mod fuzz;
 mod host_timing;
 mod link_timing;
 mod mpi;
