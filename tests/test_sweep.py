@@ -27,30 +27,13 @@ from ethersim.sweeps import (
     summarize,
     sweep,
 )
+from small_scenarios import poisson_pair
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 #: A small scenario: a ping between two hosts over a link whose rate and delay vary.
-PING = """
-name = "ping"
-seed = 1
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[links]]
-between = ["a", "b"]
-rate = "1 Gb/s"
-delay = "1 us"
-[[apps]]
-kind = "poisson"
-name = "load"
-from = "a"
-to = "b"
-rate = "200 Mb/s"
-count = 200
-"""
+PING = poisson_pair(200)
 
 
 def write_sweep(folder: Path, body: str, scenario: str = PING) -> Path:

@@ -18,27 +18,10 @@ from ethersim import ScenarioError
 from ethersim.sweeps import Store, SweepSpec, define_sweep, load_sweep
 from ethersim.sweeps.frames import labels, quantity
 from ethersim.sweeps.plot import sweep_figure
+from small_scenarios import poisson_pair
 
 #: Two hosts, a Poisson flow of a few hundred microseconds.
-PING = """
-name = "ping"
-seed = 1
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[links]]
-between = ["a", "b"]
-rate = "1 Gb/s"
-delay = "1 us"
-[[apps]]
-kind = "poisson"
-name = "load"
-from = "a"
-to = "b"
-rate = "200 Mb/s"
-count = 50
-"""
+PING = poisson_pair(50)
 
 RATES = ["1.25 Gb/s", "100 Mb/s"]
 COUNTS = [40, 80]

@@ -16,26 +16,9 @@ from browser_helpers import elements, open_in_chromium, remote_references
 from cli_helpers import invoke
 from ethersim.sweeps import Store
 from ethersim.sweeps.frames import labels
+from small_scenarios import poisson_pair
 
-PING = """
-name = "ping"
-seed = 1
-[[hosts]]
-name = "a"
-[[hosts]]
-name = "b"
-[[links]]
-between = ["a", "b"]
-rate = "1 Gb/s"
-delay = "1 us"
-[[apps]]
-kind = "poisson"
-name = "load"
-from = "a"
-to = "b"
-rate = "200 Mb/s"
-count = 30
-"""
+PING = poisson_pair(30)
 
 #: A quantity key, a number key and a third key: the menu holds it.
 GRID = {
