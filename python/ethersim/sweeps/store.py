@@ -131,9 +131,20 @@ class Store:
             SELECT s.*, coalesce(t.t975, 1.959963984540054) * s.std / sqrt(s.n) AS ci95
             FROM s LEFT JOIN student_t t ON t.df = s.n - 1"""
         )
-        if self.db.execute("SELECT count(*) FROM student_t").fetchone() == (0,):
-            rows = list(enumerate(t_quantiles(_T_TABLE_MAX), start=1))
-            self.db.executemany("INSERT INTO student_t VALUES (?, ?)", rows)
+        if self.db.execute("SELECT count(*) FROM student_t").fetchall() == [(0,)]:
+            import pyarrow as pa
+
+            # One Arrow table: 10,000 single-row inserts took 3.5 s on a new database.
+            quantiles = list(t_quantiles(_T_TABLE_MAX))
+            table = pa.table(
+                {
+                    "df": pa.array(range(1, len(quantiles) + 1), pa.int32()),
+                    "t975": pa.array(quantiles, pa.float64()),
+                }
+            )
+            self.db.register("ethersim_student_t", table)
+            self.db.execute("INSERT INTO student_t SELECT * FROM ethersim_student_t")
+            self.db.unregister("ethersim_student_t")
         self.db.execute("COMMIT")
 
     def __enter__(self) -> Store:
