@@ -10,6 +10,7 @@ option, 130/143 when stopped.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from ethersim.sweeps.coordinator import Tick
     from ethersim.sweeps.display import Column
     from ethersim.sweeps.frames import SweptKey
+    from ethersim.sweeps.spec import SweepSpec
 
 __all__ = ["register"]
 
@@ -45,12 +47,83 @@ DbOption = Annotated[
 ]
 
 
+#: Runs above which a sweep is announced with a warning of its size.
+LARGE_SWEEP = 10_000
+
+#: Seconds between progress lines when standard error is not a terminal.
+LOG_EVERY_S = 30.0
+
+
+def _clock(seconds: float) -> str:
+    """``seconds`` as H:MM:SS."""
+    whole = int(seconds)
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+
+
+def _announce(quiet: bool) -> Callable[[str, int, int], None]:
+    """Says a sweep's size on standard error as soon as it is known, before its cells
+    are checked (unless ``quiet``), and warns of a large one (always)."""
+
+    def announce(name: str, cells: int, replications: int) -> None:
+        runs = cells * replications
+        if not quiet:
+            err_console().print(
+                f"sweep {name}: {cells:,} cells × {replications:,} replications = {runs:,} runs",  # noqa: RUF001
+                highlight=False,
+                markup=False,
+            )
+        if runs > LARGE_SWEEP:
+            from rich.text import Text
+
+            err_console().print(
+                Text.assemble(
+                    ("warning: ", "bold yellow"),
+                    f"sweep {name} is large ({runs:,} runs); Ctrl-C stops it keeping every "
+                    "finished run, and the same command resumes it (--dry-run plans it "
+                    "without running)",
+                )
+            )
+
+    return announce
+
+
+class _Log:
+    """Progress as lines on standard error when it is not a terminal (a log, a CI job):
+    at most one every :data:`LOG_EVERY_S` seconds, and one when the last run is in."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.start: float | None = None
+        self.last = 0.0
+
+    def __call__(self, done: int, total: int, failed: int) -> None:
+        import time
+
+        now = time.monotonic()
+        if self.start is None:
+            self.start = self.last = now
+        if done < total and now - self.last < LOG_EVERY_S:
+            return
+        self.last = now
+        elapsed = now - self.start
+        rate = done / elapsed if elapsed > 0 else 0.0
+        left = _clock((total - done) / rate) if rate > 0 else "?"
+        err_console().print(
+            f"sweep {self.name}: {done:,} of {total:,} runs done, {failed:,} failed, "
+            f"elapsed {_clock(elapsed)}, left {left}, {rate:,.1f} runs/s",
+            highlight=False,
+            markup=False,
+        )
+
+
 class _Bar:
-    """The sweep's live progress bar (runs done of all, failures, time left) on a
-    terminal; nothing when standard error is not one or when silenced."""
+    """The sweep's progress: a live bar (runs done of all, failures, time elapsed and
+    left) on a terminal, lines now and then (:class:`_Log`) when standard error is not
+    one, nothing when silenced."""
 
     def __init__(self, name: str, enabled: bool) -> None:
         self.progress = None
+        self.log = _Log(name) if enabled and not sys.stderr.isatty() else None
         if enabled and sys.stderr.isatty():
             from rich.progress import (
                 BarColumn,
@@ -78,7 +151,7 @@ class _Bar:
 
     def tick(self) -> Tick | None:
         if self.progress is None:
-            return None
+            return self.log
         progress, task = self.progress, self.task
 
         def tick(done: int, total: int, failed: int) -> None:
@@ -116,7 +189,17 @@ def sweep(
     force: Annotated[
         bool, typer.Option("--force", help="Run again the runs already stored.")
     ] = False,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar or table.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No size, progress bar or lines, or table.")
+    ] = False,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Plan the sweep (check its cells, count the runs already stored) and say "
+            "what it would run; run nothing, create no database.",
+        ),
+    ] = False,
 ) -> None:
     """Run a sweep: every cell and replication, each committed to the results database
     as it finishes (a rerun resumes)."""
@@ -126,7 +209,10 @@ def sweep(
     try:
         if scheduler is not None and dask_local:
             raise ScenarioError("give --scheduler or --dask-local, not both", "--dask-local")
-        spec = load_sweep(file)
+        spec = load_sweep(file, announce=_announce(quiet))
+        if dry_run:
+            _dry_run(spec, db)
+            return
     except EthersimError as e:
         raise fail(e) from None
     bar = _Bar(spec.name, not quiet)
@@ -182,6 +268,25 @@ def sweep(
             )
         )
         raise typer.Exit(1)
+
+
+def _dry_run(spec: SweepSpec, db: Path) -> None:
+    """Says what the sweep would run: its runs, and those already stored as ok in
+    ``db`` (read, never created)."""
+    from rich.text import Text
+
+    from ethersim.sweeps import Store
+
+    stored = 0
+    if db.exists():
+        with Store(db, read_only=True) as store:
+            done = store.finished(spec.name)
+        stored = sum(1 for run_id in spec.plan.run_ids if run_id in done)
+    line = (
+        f"sweep {spec.name}: {spec.runs:,} runs planned, {stored:,} already stored, "
+        f"{spec.runs - stored:,} to run (dry run: nothing run; database "
+    )
+    out_console().print(Text.assemble(line, literal(db), ")"), highlight=False)
 
 
 #: Rows of the runs, long-metrics and sweeps tables shown on the terminal; every row is
@@ -549,6 +654,7 @@ def register(app: typer.Typer) -> None:
         epilog=examples(
             "ethersim sweep examples/fan-in-sweep.toml",
             "ethersim sweep examples/fan-in-sweep.toml --jobs 2 --db fan-in.duckdb",
+            "ethersim sweep examples/fan-in-sweep.toml --dry-run",
             "ethersim sweep examples/fan-in-sweep.toml --scheduler tcp://10.0.0.1:8786",
         ),
     )(closed_pipe_is_success(sweep))

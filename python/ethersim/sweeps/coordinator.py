@@ -93,7 +93,8 @@ def sweep(
         store.refresh_view(spec.name)  # so that a sweep stopped at once still has one
         done = set() if force else store.finished(spec.name)
         on_record = store.stored(spec.name)
-        todo = [t for t in spec.tasks if t.run_id not in done]
+        ids = spec.plan.run_ids
+        todo = [run for run, run_id in enumerate(ids) if run_id not in done]
         ok = failed = 0
         if todo:
             executor: Executor
@@ -104,7 +105,9 @@ def sweep(
             try:
                 if tick is not None:
                     tick(0, len(todo), 0)
-                for batch in executor.run(todo, worker):
+                # Each run's task is made as the executor reaches it.
+                tasks = (spec.task(run) for run in todo)
+                for batch in executor.run(tasks, worker):
                     with _signals_held():
                         store.commit(batch, replace=on_record)
                     for outcome in batch:
@@ -122,8 +125,8 @@ def sweep(
         return SweepReport(
             spec.name,
             Path(db),
-            len(spec.tasks),
-            len(spec.tasks) - len(todo),
+            spec.runs,
+            spec.runs - len(todo),
             ok,
             failed,
             removed,

@@ -26,8 +26,10 @@ the budget of each run::
     max_events = 50_000_000
     max_wall_s = 60
 
-Every cell is checked against the scenario schema before anything runs, so a bad key
-path or value is reported (with the sweep key it came from) and nothing runs.
+Every value of every varied key is checked against the scenario schema before anything
+runs (in a cell of the sweep), so a bad key path or value is reported (with the sweep key
+it came from) and nothing runs; a grid of up to 1,000 cells has every cell checked (see
+:mod:`ethersim.sweeps.plan` for larger ones).
 
 Each run's seed is derived from the base seed, the cell's parameters and the replication
 number by a hash, so it is the same on every machine and does not change when cells are
@@ -40,20 +42,22 @@ common random numbers), e.g. a mechanism on and off over the same random traffic
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import itertools
 import json
+import math
 import os
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from ethersim import _core, inputs
 from ethersim.api import _pairs, file_overrides, load_text
 from ethersim.errors import ScenarioError
+from ethersim.sweeps.plan import Dimension, Plan, plan_runs
 
 __all__ = [
     "SCHEMA",
@@ -195,12 +199,50 @@ class SweepSpec:
     seed: int
     replications: int
     #: Each cell's parameters, in cell order.
-    cells: list[dict[str, Any]]
+    cells: Sequence[dict[str, Any]]
     metrics: tuple[str, ...]
     limits: Limits
     #: The sweep file as read (for the record).
     definition: dict[str, Any]
-    tasks: list[Task] = field(repr=False)
+    #: Every run's cell, replication, seed and id, and every cell's scenario hash.
+    plan: Plan = field(repr=False)
+    #: The base scenario's TOML text.
+    scenario_text: str = field(repr=False)
+    #: The overrides of every cell before its parameters (the scenario file's own, then
+    #: ``set``), and after them (the event budget).
+    fixed: tuple[tuple[str, str], ...] = field(repr=False)
+    budget: tuple[tuple[str, str], ...] = field(repr=False)
+
+    @property
+    def runs(self) -> int:
+        """How many runs the sweep defines."""
+        return len(self.plan.run_ids)
+
+    def task(self, run: int) -> Task:
+        """Run number ``run`` (in cell order, then replication) as a worker takes it."""
+        plan = self.plan
+        cell = plan.cells[run]
+        parameters = self.cells[cell]
+        overrides = [*self.fixed, *_pairs(list(parameters.items())), *self.budget]
+        return Task(
+            run_id=plan.run_ids[run],
+            sweep=self.name,
+            cell=cell,
+            replication=plan.replications[run],
+            seed=plan.seeds[run],
+            scenario_hash=plan.hashes[cell],
+            parameters=parameters,
+            scenario_text=self.scenario_text,
+            overrides=[f"{path}={value}" for path, value in overrides],
+            limits=self.limits,
+            metrics=self.metrics,
+        )
+
+    @functools.cached_property
+    def tasks(self) -> list[Task]:
+        """Every run, in cell order then replication (built when first asked for: a
+        sweep itself builds only the runs it has left to do, as it reaches them)."""
+        return [self.task(run) for run in range(self.runs)]
 
 
 def derive_seed(base: int, parameters: dict[str, Any], replication: int) -> int:
@@ -247,14 +289,14 @@ def _toml(text: str, where: str) -> dict[str, Any]:
         raise ScenarioError(f"{where} is not valid TOML: {e}") from None
 
 
-def _cells(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """Every cell: the product of the grid's lists and the zip's rows, in file order
-    (the last grid key varies fastest; the zip's rows are the last dimension)."""
+def _dimensions(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[Dimension]:
+    """The grid's dimensions, in file order: one per grid key, then the zip's rows (the
+    last dimension varies fastest)."""
     lengths = {len(v) for v in zipped.values()}
     if len(lengths) > 1:
         sizes = ", ".join(f"{_key(k)}: {len(v)}" for k, v in zipped.items())
         raise ScenarioError(f"the zipped lists differ in length ({sizes}); expected one", "zip")
-    dims: list[list[dict[str, Any]]] = [[{k: v} for v in values] for k, values in grid.items()]
+    dims: list[Dimension] = [[{k: v} for v in values] for k, values in grid.items()]
     if zipped:
         n = lengths.pop()
         dims.append([{k: v[i] for k, v in zipped.items()} for i in range(n)])
@@ -262,13 +304,54 @@ def _cells(grid: dict[str, list[Any]], zipped: dict[str, list[Any]]) -> list[dic
     if both:
         where = f"zip.{_key(min(both))}"
         raise ScenarioError("is varied in both grid and zip; expected one", where)
-    cells = []
-    for combo in itertools.product(*dims):
-        cell: dict[str, Any] = {}
-        for part in combo:
-            cell.update(part)
-        cells.append(cell)
-    return cells
+    return dims
+
+
+def _merged(dims: list[Dimension], index: tuple[int, ...]) -> dict[str, Any]:
+    """The parameters of the cell at ``index`` (one value's index per dimension)."""
+    cell: dict[str, Any] = {}
+    for values, i in zip(dims, index, strict=True):
+        cell.update(values[i])
+    return cell
+
+
+class Cells(Sequence[dict[str, Any]]):
+    """Every cell's parameters, in cell order (the last dimension varying fastest),
+    each made when asked for: a 100,000-cell grid does not hold 100,000 dicts."""
+
+    def __init__(self, dims: list[Dimension]) -> None:
+        self._dims = dims
+        self._shape = [len(values) for values in dims]
+        self._n = math.prod(self._shape)
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._n))]
+        if not -self._n <= index < self._n:
+            raise IndexError("cell number out of range")
+        number = index % self._n
+        at = []
+        for n in reversed(self._shape):
+            number, i = divmod(number, n)
+            at.append(i)
+        return _merged(self._dims, tuple(reversed(at)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Cells({len(self)} cells)"
 
 
 def _origin(path: str, grid: dict[str, Any], zipped: dict[str, Any], cell: dict[str, Any]) -> str:
@@ -303,15 +386,24 @@ def _refuse_repeated_values(grid: dict[str, list[Any]], zipped: dict[str, list[A
             seen[key] = index
 
 
-def parse_sweep(text: str, file: str | Path = "sweep.toml") -> SweepSpec:
+#: Told a sweep's name, cells and replications once they are known, before its cells
+#: are checked (which takes longest).
+Announce = Callable[[str, int, int], object]
+
+
+def parse_sweep(
+    text: str, file: str | Path = "sweep.toml", *, announce: Announce | None = None
+) -> SweepSpec:
     """Checks the sweep file ``text`` (read from ``file``, which its scenario path is
     relative to) and expands it into runs. Raises :class:`ScenarioError` naming the key
     path of whatever is wrong; nothing is run."""
     where = repr(os.fspath(file))
-    return expand_sweep(_toml(text, f"sweep file {where}"), file)
+    return expand_sweep(_toml(text, f"sweep file {where}"), file, announce=announce)
 
 
-def expand_sweep(raw: dict[str, Any], file: str | Path = "sweep.toml") -> SweepSpec:
+def expand_sweep(
+    raw: dict[str, Any], file: str | Path = "sweep.toml", *, announce: Announce | None = None
+) -> SweepSpec:
     """Checks a sweep definition (a sweep file's tables, as a dict; its scenario path is
     relative to ``file``'s folder and its name defaults to ``file``'s stem) and expands
     it into runs: what :func:`parse_sweep` does after reading the TOML."""
@@ -338,11 +430,10 @@ def expand_sweep(raw: dict[str, Any], file: str | Path = "sweep.toml") -> SweepS
     limits = Limits(limits_raw.get("max_events"), limits_raw.get("max_wall_s"))
     grid: dict[str, list[Any]] = raw.get("grid", {})
     zipped: dict[str, list[Any]] = raw.get("zip", {})
-    cells = _cells(grid, zipped)
+    dims = _dimensions(grid, zipped)
     base_seed = raw.get("seed", 1)
     replications = raw.get("replications", 1)
     metrics = tuple(raw.get("metrics", ["*.*"]))
-    tasks: list[Task] = []
     fixed: dict[str, Any] = raw.get("set", {})
     for path in fixed:
         if path in grid or path in zipped:
@@ -357,64 +448,62 @@ def expand_sweep(raw: dict[str, Any], file: str | Path = "sweep.toml") -> SweepS
                 "key paths",
                 f"paired[{k}]",
             )
+    if announce is not None:
+        announce(name, math.prod(len(values) for values in dims), replications)
     try:
         fixed_pairs = file_overrides(scenario_file, base_text) + _pairs(list(fixed.items()))
     except ScenarioError as e:
         raise ScenarioError(e.message, f"set.{_key(e.path)}") from None
-    for number, parameters in enumerate(cells):
-        overrides = fixed_pairs + _pairs(list(parameters.items()))
-        if limits.max_events is not None:
-            overrides.append(("max_events", str(limits.max_events)))
+    budget = [] if limits.max_events is None else [("max_events", str(limits.max_events))]
+    shape = [len(values) for values in dims]
+
+    def check(index: tuple[int, ...]) -> dict[str, Any]:
+        parameters = _merged(dims, index)
+        overrides = fixed_pairs + _pairs(list(parameters.items())) + budget
         try:
-            checked = json.loads(_core.validate(base_text, overrides))
+            checked: dict[str, Any] = json.loads(_core.validate(base_text, overrides))
         except ScenarioError as e:
             origin = next(
                 (_origin(p, grid, zipped, parameters) for p in parameters if _under(e.path, p)),
                 next((f"set.{_key(p)}" for p in fixed if _under(e.path, p)), "scenario"),
             )
+            number = 0
+            for i, n in zip(index, shape, strict=True):
+                number = number * n + i
             raise ScenarioError(f"{e} (cell {number})", origin) from None
         checked.pop("seed", None)
-        canonical = json.dumps(checked, sort_keys=True, separators=(",", ":"))
-        scenario_hash = hashlib.sha256(canonical.encode()).hexdigest()[:32]
-        settings = [f"{path}={value}" for path, value in overrides]
-        seeded = {p: v for p, v in parameters.items() if p not in paired}
-        for replication in range(replications):
-            seed = derive_seed(base_seed, seeded, replication)
-            run_key = f"{name}|{scenario_hash}|{seed}"
-            run_id = hashlib.blake2b(run_key.encode(), digest_size=8).hexdigest()
-            tasks.append(
-                Task(
-                    run_id=run_id,
-                    sweep=name,
-                    cell=number,
-                    replication=replication,
-                    seed=seed,
-                    scenario_hash=scenario_hash,
-                    parameters=parameters,
-                    scenario_text=base_text,
-                    overrides=settings,
-                    limits=limits,
-                    metrics=metrics,
-                )
-            )
+        return checked
+
+    plan = plan_runs(
+        name=name,
+        dims=dims,
+        paired=paired,
+        base_seed=base_seed,
+        replications=replications,
+        check=check,
+    )
     return SweepSpec(
         name=name,
         file=os.fspath(file),
         scenario_file=os.fspath(scenario_file),
         seed=base_seed,
         replications=replications,
-        cells=cells,
+        cells=Cells(dims),
         metrics=metrics,
         limits=limits,
         definition=raw,
-        tasks=tasks,
+        plan=plan,
+        scenario_text=base_text,
+        fixed=tuple(fixed_pairs),
+        budget=tuple(budget),
     )
 
 
-def load_sweep(file: str | Path) -> SweepSpec:
-    """Reads and checks the sweep file ``file`` (see :func:`parse_sweep`)."""
+def load_sweep(file: str | Path, *, announce: Announce | None = None) -> SweepSpec:
+    """Reads and checks the sweep file ``file`` (see :func:`parse_sweep`); ``announce``
+    is told the sweep's name, cells and replications before its cells are checked."""
     text = inputs.read_text(file, "", "sweep file", inputs.MAX_SWEEP_BYTES)
-    return parse_sweep(text, Path(file))
+    return parse_sweep(text, Path(file), announce=announce)
 
 
 def _listed(values: object) -> object:
