@@ -554,12 +554,6 @@ CASES = [
         ["apps[0].start", "exponent out of range"],
     ),
     (
-        "timeline beyond the clock",
-        GOOD,
-        ["--set", "links[0].rate=1 b/s", "--set", "apps[0].size=10 MB"],
-        ["beyond the engine's clock"],
-    ),
-    (
         "out path too long",
         GOOD,
         ["--set", "apps[0].size=1 MB", "--out", "x" * 300],

@@ -18,6 +18,7 @@ from ethersim.errors import (
     OutputError,
     ScenarioError,
     WallLimitError,
+    WallLimitReached,
 )
 
 if TYPE_CHECKING:
@@ -133,6 +134,7 @@ __all__ = [
     "Result",
     "ScenarioError",
     "WallLimitError",
+    "WallLimitReached",
     "__version__",
     "load_text",
     "run",

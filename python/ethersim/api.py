@@ -159,10 +159,25 @@ def file_overrides(scenario: str | Path, text: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def with_captures(text: str, ports: Iterable[str]) -> str:
+def with_captures(
+    text: str,
+    ports: Iterable[str],
+    *,
+    max_bytes: str | None = None,
+    snaplen: int | str | None = None,
+) -> str:
     """The scenario ``text`` with a packet capture of each port in ``ports``
-    (``node->peer``) added, at its defaults (``--pcap``)."""
-    added = "".join(f"\n[[captures]]\nport = {_toml_string(p, '--pcap')}\n" for p in ports)
+    (``node->peer``) added (``--pcap``): at its defaults, or with the file's size bound
+    ``max_bytes`` (a size, ``"100 MB"``; ``--pcap-limit``) and the bytes kept of each
+    frame ``snaplen`` (``--snaplen``)."""
+    settings = ""
+    if max_bytes is not None:
+        settings += f"max_bytes = {_toml_literal(max_bytes, '--pcap-limit')}\n"
+    if snaplen is not None:
+        settings += f"snaplen = {_toml_literal(snaplen, '--snaplen')}\n"
+    added = "".join(
+        f"\n[[captures]]\nport = {_toml_string(p, '--pcap')}\n{settings}" for p in ports
+    )
     return text + added if added else text
 
 
@@ -177,7 +192,9 @@ def _check_seed(seed: int | None) -> int | None:
 
 
 #: Called every million or so events with (simulated time reached in s, events
-#: executed, simulated time limit in s or None); whatever it raises stops the run.
+#: executed, simulated time limit in s or None); whatever it raises stops the run and is
+#: raised, except :class:`~ethersim.errors.WallLimitReached`, which ends the run keeping
+#: its results (``stop_reason`` ``wall_limit``).
 Progress = Callable[[float, int, float | None], object]
 
 
@@ -250,6 +267,8 @@ def run(
     progress: Progress | None = None,
     output: str | Path | None = None,
     captures: Iterable[str] = (),
+    capture_max_bytes: str | None = None,
+    capture_snaplen: int | str | None = None,
 ) -> Result:
     """Runs the scenario file ``scenario`` and returns its results.
 
@@ -257,9 +276,12 @@ def run(
     ``seed`` replaces the scenario's seed; ``progress`` is called as the run goes (see
     :data:`Progress`); ``captures`` adds a packet capture of each port named
     (``"server->switch"``), written in ``output``'s ``captures/`` folder (see
-    :func:`run_text`).
+    :func:`run_text`), each bounded to ``capture_max_bytes`` (default 1 GiB) and keeping
+    ``capture_snaplen`` bytes of each frame (default: whole frames).
     """
-    text = with_captures(load_text(scenario), captures)
+    text = with_captures(
+        load_text(scenario), captures, max_bytes=capture_max_bytes, snaplen=capture_snaplen
+    )
     file_pairs = file_overrides(scenario, text)
     pairs = _pairs(overrides)
     out = None if output is None else Path(output)

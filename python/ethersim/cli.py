@@ -1,12 +1,13 @@
 """The ``ethersim`` command line.
 
 Exit status: 0 success (also when the reader of standard output stops reading, as
-``| head`` does); 2 bad input (a malformed scenario, an unknown option, an output folder
-that cannot be used, checked before the run); 3 a bug in ethersim (an internal error); 1
-any other ethersim error; 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM), with
-nothing written. Mapped in one place: :func:`_exit_status`. Text that comes from the
-user (names, paths, values) is printed as it is, never read as markup, with control
-characters shown as escapes.
+``| head`` does, and a run ended at --max-wall or at the end of the clock, with its
+results written and a line saying why); 2 bad input (a malformed scenario, an unknown
+option, an output folder that cannot be used, checked before the run); 3 a bug in
+ethersim (an internal error); 1 any other ethersim error; 130 interrupted (Ctrl-C) and
+143 terminated (SIGTERM), with nothing written. Mapped in one place:
+:func:`_exit_status`. Text that comes from the user (names, paths, values) is printed as
+it is, never read as markup, with control characters shown as escapes.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from ethersim.cli_common import visible as _visible
 from ethersim.errors import (
     EthersimError,
     ScenarioError,
-    WallLimitError,
+    WallLimitReached,
 )
 from ethersim.results import Result, capture_folder, check_output_folder
 
@@ -57,7 +58,8 @@ class _Watch:
     """The progress callback of a CLI run: on a terminal, a live progress bar (rich) of
     simulated time once the run has taken a second (``simulated 1.2 s of 10 s ━━━ 3,400,000
     events, 12.1 M events/s  elapsed 0:00:01 left 0:00:08``); a line a minute when
-    standard error is a log; and the ``--max-wall`` limit."""
+    standard error is a log; and the ``--max-wall`` limit, which ends the run keeping
+    its results (:class:`WallLimitReached`)."""
 
     def __init__(self, max_wall: float | None) -> None:
         import time
@@ -73,10 +75,7 @@ class _Watch:
         stopping.check()
         elapsed = self.clock() - self.start
         if self.max_wall is not None and elapsed > self.max_wall:
-            raise WallLimitError(
-                f"the run exceeded --max-wall ({self.max_wall:g} s) at simulated time "
-                f"{_fmt_time(sim_s)}, after {events:,} events; nothing was written"
-            )
+            raise WallLimitReached(f"--max-wall ({self.max_wall:g} s)")
         if elapsed < self.next_report:
             return
         self.next_report = elapsed + (0.25 if self.live else 60.0)
@@ -148,6 +147,8 @@ def _run_command(
     sets: list[str] | None,
     seed: int | None,
     pcap: list[str] | None,
+    pcap_limit: str | None,
+    snaplen: int | None,
     max_wall: float | None,
 ) -> list[str]:
     """The ``ethersim run`` command line that ran, rebuilt from its options (for
@@ -161,6 +162,10 @@ def _run_command(
         words += ["--seed", str(seed)]
     for port in pcap or []:
         words += ["--pcap", port]
+    if pcap_limit is not None:
+        words += ["--pcap-limit", pcap_limit]
+    if snaplen is not None:
+        words += ["--snaplen", str(snaplen)]
     if max_wall is not None:
         words += ["--max-wall", f"{max_wall:g}"]
     return words
@@ -201,6 +206,24 @@ def run(
             metavar="PORT",
         ),
     ] = None,
+    pcap_limit: Annotated[
+        str | None,
+        typer.Option(
+            "--pcap-limit",
+            help="The size bound of each --pcap capture file (default 1 GiB): past it the "
+            "capture keeps no more frames, and the run goes on.",
+            metavar="SIZE",
+        ),
+    ] = None,
+    snaplen: Annotated[
+        int | None,
+        typer.Option(
+            "--snaplen",
+            help="Bytes kept of each frame by --pcap captures (default: whole frames).",
+            min=64,
+            metavar="BYTES",
+        ),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing on success.")] = False,
     output_format: Annotated[
         str,
@@ -215,7 +238,8 @@ def run(
         float | None,
         typer.Option(
             "--max-wall",
-            help="Stop the run (exit 1, nothing written) after this many seconds of wall time.",
+            help="End the run after this many seconds of wall time, keeping and writing "
+            "what it simulated (stop_reason wall_limit, exit 0).",
             min=0.0,
             metavar="SECONDS",
         ),
@@ -237,6 +261,17 @@ def run(
                 raise ScenarioError(
                     "a capture is written to the output folder; expected --out DIR too", "--pcap"
                 )
+            for given, option in ((pcap_limit, "--pcap-limit"), (snaplen, "--snaplen")):
+                if given is not None and not pcap:
+                    raise ScenarioError(
+                        "applies to the captures of --pcap; expected --pcap PORT too (a "
+                        "[[captures]] entry takes max_bytes and snaplen)",
+                        option,
+                    )
+            if pcap_limit is not None:
+                from ethersim import _core
+
+                _core.parse_quantity("size", pcap_limit, "--pcap-limit")
             if out is not None:
                 # Every output path is checked before the work, not after it.
                 check_output_folder(out)
@@ -248,8 +283,12 @@ def run(
                 progress=watch,
                 output=captures_in,
                 captures=pcap or [],
+                capture_max_bytes=pcap_limit,
+                capture_snaplen=snaplen,
             )
-            result.provenance["command"] = _run_command(scenario, out, set_, seed, pcap, max_wall)
+            result.provenance["command"] = _run_command(
+                scenario, out, set_, seed, pcap, pcap_limit, snaplen, max_wall
+            )
             hold_signals()
         except EthersimError as e:
             watch.clear()
@@ -271,6 +310,18 @@ def run(
         from rich.text import Text
 
         err_console().print(Text.assemble(("warning: ", "bold yellow"), _literal(warning)))
+    if result.summary.get("stop_reason") == "wall_limit":
+        from rich.text import Text
+
+        s = result.summary
+        err_console().print(
+            Text.assemble(
+                ("note: ", "bold"),
+                f"the run reached --max-wall ({max_wall:g} s) at simulated time "
+                f"{_fmt_time(s['sim_time_s'])}, after {s['events']:,} events; the results "
+                "are those up to that instant",
+            )
+        )
     for note in result.decimation_notes():
         from rich.text import Text
 

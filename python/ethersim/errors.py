@@ -6,7 +6,14 @@ the CLI maps each to an exit status in one place (``cli.py``).
 
 from __future__ import annotations
 
-__all__ = ["EthersimError", "InternalError", "OutputError", "ScenarioError", "WallLimitError"]
+__all__ = [
+    "EthersimError",
+    "InternalError",
+    "OutputError",
+    "ScenarioError",
+    "WallLimitError",
+    "WallLimitReached",
+]
 
 
 class EthersimError(Exception):
@@ -47,3 +54,10 @@ class InternalError(EthersimError):
 
 class WallLimitError(EthersimError):
     """A run went on longer in wall-clock time than its caller allowed (``--max-wall``)."""
+
+
+class WallLimitReached(Exception):
+    """Raised by a ``progress`` callback to end the run where it stands, keeping what it
+    simulated: the run returns its results, complete up to the instant reached, with
+    ``stop_reason`` ``wall_limit`` (``ethersim run --max-wall`` raises it). Any other
+    exception a callback raises stops the run with no results."""

@@ -49,7 +49,12 @@ def _type(prop: dict[str, Any]) -> str:
 
 def _ref_name(ref: str) -> str:
     name = ref.rsplit("/", 1)[-1]
-    units = {"DurationSpec": "time", "RateSpec": "rate", "SizeSpec": "size"}
+    units = {
+        "DurationSpec": "time",
+        "RateSpec": "rate",
+        "SizeSpec": "size",
+        "ByteCountSpec": "bytes or size",
+    }
     return units.get(name, f"[{name}](#{name.lower()})")
 
 

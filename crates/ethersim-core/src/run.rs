@@ -113,25 +113,38 @@ impl Run {
         self.sim.run_slice(events)
     }
 
-    /// The report of a run that ended for `reason`; a run that went beyond the clock's
-    /// range is an error instead.
+    /// The report of a run that ended for `reason`: a reason of the run's own (from
+    /// [`Run::advance`]) or [`StopReason::WallLimit`], for a caller that ends it between
+    /// two slices. Every way of ending keeps what was simulated: a run that reached the
+    /// end of the clock reports its results up to the last instant it simulated, with a
+    /// warning saying why it stopped.
     pub fn report(mut self, reason: StopReason) -> Result<RunReport, CoreError> {
+        self.sim.end(reason);
         if reason == StopReason::ClockOverflow {
-            return Err(scenario::ScenarioError::at(
-                "",
-                format!(
-                    "the simulation needs instants beyond the engine's clock (about 213 days of \
-                     simulated time; it stopped at {}): shorten the scenario's timeline \
-                     (slower rates, larger transfers and longer delays stretch it)",
-                    self.sim.scheduler().now()
-                ),
-            )
-            .into());
+            self.warnings.push(format!(
+                "the run stopped at {:.0} s of simulated time ({:.1} days): its next event lies \
+                 beyond the engine's clock (about 213 days), so the results are up to that instant \
+                 (stop_reason clock_overflow); give the scenario a `duration`, or shorten its \
+                 timeline (fewer or closer packets, faster rates)",
+                self.sim.scheduler().now().as_secs_f64(),
+                self.sim.scheduler().now().as_secs_f64() / 86_400.0
+            ));
         }
         let network = self.sim.network_mut();
         for i in 0..network.captures.len() {
             let name = network.port_name(network.captures[i].settings.port);
-            network.captures[i].finish(&name).map_err(CoreError::Output)?;
+            let c = network.captures[i].finish(&name).map_err(CoreError::Output)?;
+            if c.truncated {
+                self.warnings.push(format!(
+                    "capture {} of {} reached its size bound ({}): it kept the first {} frames and \
+                     not the {} after them (raise captures[{i}].max_bytes, or --pcap-limit, to keep more)",
+                    c.file,
+                    c.port,
+                    crate::time::Bytes(c.max_bytes),
+                    c.frames,
+                    c.frames_not_kept
+                ));
+            }
         }
         let wall = self.started.elapsed().as_secs_f64();
         let summary = self.sim.summary(&self.name, self.seed);

@@ -52,3 +52,11 @@ pub fn to_py_err(py: Python<'_>, e: GlueError) -> PyErr {
         ),
     }
 }
+
+/// Whether `raised` (by a progress callback) asks to end the run keeping its results: an
+/// instance of `ethersim.errors.WallLimitReached`.
+pub fn ends_the_run(py: Python<'_>, raised: &PyErr) -> bool {
+    py.import("ethersim.errors")
+        .and_then(|m| m.getattr("WallLimitReached"))
+        .is_ok_and(|cls| raised.value(py).is_instance(&cls).unwrap_or(false))
+}

@@ -22,7 +22,9 @@ const SIGNAL_CHECK_EVERY: u64 = 1 << 20;
 /// events the run briefly takes it back to run Python's signal handlers, so Ctrl-C stops
 /// a long run, and to call `progress(sim_time_s, events, until_s)` if given (`until_s`:
 /// the simulated time limit, or `None`). Whatever a handler or `progress` raises
-/// (`KeyboardInterrupt`, a caller's timeout, `SystemExit`) is what this function raises.
+/// (`KeyboardInterrupt`, a caller's timeout, `SystemExit`) is what this function raises,
+/// except `ethersim.errors.WallLimitReached`: raised by `progress`, it ends the run where
+/// it stands and the report is returned, its stop reason `wall_limit`.
 /// `output` is the folder packet captures are written to (needed by a scenario with
 /// captures; the caller removes it if the run fails).
 #[pyfunction]
@@ -59,6 +61,11 @@ fn run(
             });
             match signals {
                 Some(Ok(())) => {}
+                Some(Err(raised))
+                    if Python::try_attach(|py| errors::ends_the_run(py, &raised)) == Some(true) =>
+                {
+                    break ethersim_core::engine::StopReason::WallLimit;
+                }
                 Some(Err(raised)) => return Err(Stopped::Signal(raised)),
                 None => return Err(Stopped::Finalizing),
             }

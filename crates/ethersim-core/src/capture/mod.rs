@@ -27,7 +27,13 @@ use crate::wire::{Packet, TcpHeader};
 
 pub use encode::FrameEncoder;
 pub use read::{read_trace, read_trace_from, Trace, TraceError, TraceFrame, MAX_RECORD_BYTES};
-pub use writer::{CaptureFormat, CaptureWriter, Interface, Resolution};
+pub use writer::{CaptureFormat, CaptureWriter, Interface, Recorded, Resolution};
+
+/// The default bound of a capture file's size: 1 GiB. About 0.9 s of a saturated
+/// 10 Gb/s port's frames both ways, or 700 000 full frames: more than Wireshark opens
+/// comfortably, and a bound on the disk a forgotten `--pcap` on a long run can fill
+/// (unbounded, a 10 Gb/s capture writes 2.5 GB a simulated second).
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 
 /// Which frames of the port a capture keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +59,9 @@ pub struct CaptureSettings {
     pub resolution: Resolution,
     /// Bytes kept of each frame (the rest is counted in its original length).
     pub snaplen: u32,
+    /// The file's size bound, bytes: frames whose records would take it past the bound
+    /// are not kept (see [`CaptureWriter`]).
+    pub max_bytes: u64,
     /// Which frames.
     pub direction: Direction,
     /// The interface the file describes.
@@ -65,9 +74,15 @@ pub struct PortCapture {
     /// How it captures.
     pub settings: CaptureSettings,
     out: Option<CaptureWriter<BufWriter<File>>>,
+    /// The file's path as the errors name it (the output folder joined, once opened).
+    path: PathBuf,
     encoder: FrameEncoder,
     frames: u64,
     bytes: u64,
+    not_kept: u64,
+    /// Reached its bound: the file is closed.
+    full: bool,
+    file_bytes: u64,
     error: Option<String>,
 }
 
@@ -84,39 +99,62 @@ pub struct CaptureResult {
     pub frames: u64,
     /// Their lengths on the wire (FCS included), summed.
     pub frame_bytes: u64,
+    /// Whether the file reached its size bound, so that later frames were not kept.
+    pub truncated: bool,
+    /// Frames the capture would have written after it reached its bound.
+    pub frames_not_kept: u64,
+    /// The file's size, bytes.
+    pub file_bytes: u64,
+    /// Its size bound, bytes.
+    pub max_bytes: u64,
 }
 
 impl PortCapture {
     /// A capture with these settings, not yet writing (see [`PortCapture::open`]).
     pub fn new(settings: CaptureSettings) -> Self {
+        let path = PathBuf::from(&settings.file);
         PortCapture {
             settings,
             out: None,
+            path,
             encoder: FrameEncoder::default(),
             frames: 0,
             bytes: 0,
+            not_kept: 0,
+            full: false,
+            file_bytes: 0,
             error: None,
         }
     }
 
     /// Creates its file in `dir` and writes the file's header.
     pub fn open(&mut self, dir: &Path) -> Result<(), String> {
-        let path: PathBuf = dir.join(&self.settings.file);
+        self.path = dir.join(&self.settings.file);
+        let path = &self.path;
         let fail = |e: &dyn std::fmt::Display| format!("cannot write capture {}: {e}", path.display());
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| fail(&e))?;
         }
-        let file = File::create(&path).map_err(|e| fail(&e))?;
+        let file = File::create(path).map_err(|e| fail(&e))?;
         let s = &self.settings;
-        let w = CaptureWriter::new(BufWriter::new(file), s.format, s.resolution, s.snaplen, &s.interface)
-            .map_err(|e| fail(&e))?;
+        let w = CaptureWriter::new(
+            BufWriter::new(file),
+            s.format,
+            s.resolution,
+            s.snaplen,
+            s.max_bytes,
+            &s.interface,
+        )
+        .map_err(|e| fail(&e))?;
+        self.file_bytes = w.bytes();
         self.out = Some(w);
         Ok(())
     }
 
     /// Writes `pkt` (with its TCP header, for a segment), seen at `now`, sent by the
     /// port (`outbound`) or received by it. A write error stops the capture; it is
-    /// reported when the run finishes.
+    /// reported when the run finishes. Once the file reaches its bound, frames are counted
+    /// (`frames_not_kept`), not written, and the file is closed.
     pub fn record(&mut self, now: SimTime, outbound: bool, pkt: &Packet, tcp: Option<&TcpHeader>) {
         let wanted = match self.settings.direction {
             Direction::Both => true,
@@ -126,14 +164,34 @@ impl PortCapture {
         if !wanted || self.error.is_some() {
             return;
         }
-        let Some(out) = self.out.as_mut() else { return };
-        let data = self.encoder.encode(pkt, tcp);
-        if let Err(e) = out.write(now, outbound, data) {
-            self.error = Some(format!("cannot write capture {}: {e}", self.settings.file));
+        if self.full {
+            self.not_kept += 1;
             return;
         }
-        self.frames += 1;
-        self.bytes += u64::from(pkt.frame_len);
+        let Some(out) = self.out.as_mut() else { return };
+        let data = self.encoder.encode(pkt, tcp);
+        match out.write(now, outbound, data) {
+            Ok(Recorded::Kept) => {
+                self.frames += 1;
+                self.bytes += u64::from(pkt.frame_len);
+                self.file_bytes = out.bytes();
+            }
+            Ok(Recorded::Full) => {
+                self.not_kept += 1;
+                self.full = true;
+                // Closed at once: the file is complete while the run goes on.
+                if let Some(out) = self.out.take() {
+                    if let Err(e) = out.finish() {
+                        self.error = Some(self.cannot_write(&e));
+                    }
+                }
+            }
+            Err(e) => self.error = Some(self.cannot_write(&e)),
+        }
+    }
+
+    fn cannot_write(&self, e: &std::io::Error) -> String {
+        format!("cannot write capture {}: {e}", self.path.display())
     }
 
     /// Flushes the file; reports what was written, or the first error.
@@ -142,7 +200,7 @@ impl PortCapture {
             return Err(e);
         }
         if let Some(out) = self.out.take() {
-            out.finish().map_err(|e| format!("cannot write capture {}: {e}", self.settings.file))?;
+            out.finish().map_err(|e| self.cannot_write(&e))?;
         }
         Ok(self.result(port_name))
     }
@@ -158,6 +216,10 @@ impl PortCapture {
             },
             frames: self.frames,
             frame_bytes: self.bytes,
+            truncated: self.full,
+            frames_not_kept: self.not_kept,
+            file_bytes: self.file_bytes,
+            max_bytes: self.settings.max_bytes,
         }
     }
 }

@@ -448,7 +448,7 @@ mod tests {
 
     fn capture(format: CaptureFormat, resolution: Resolution, frames: &[(u64, usize)]) -> Vec<u8> {
         let iface = Interface { name: "a->b".into(), speed_bps: 1_000_000_000 };
-        let mut w = CaptureWriter::new(Vec::new(), format, resolution, 65535, &iface).unwrap();
+        let mut w = CaptureWriter::new(Vec::new(), format, resolution, 65535, u64::MAX, &iface).unwrap();
         for &(ps, len) in frames {
             w.write(SimTime(ps), true, &vec![0u8; len]).unwrap();
         }
@@ -527,7 +527,8 @@ mod tests {
         // pcapng: an enhanced packet block's original length, likewise.
         let iface = Interface { name: "a->b".into(), speed_bps: 1_000_000_000 };
         let mut w =
-            CaptureWriter::new(Vec::new(), CaptureFormat::PcapNg, Resolution::Nano, 96, &iface).unwrap();
+            CaptureWriter::new(Vec::new(), CaptureFormat::PcapNg, Resolution::Nano, 96, u64::MAX, &iface)
+                .unwrap();
         w.write(SimTime(0), true, &[0u8; 1514]).unwrap();
         let t = read_trace(&w.finish().unwrap()).unwrap();
         assert_eq!(lengths(&t), vec![(0, 1518)]);

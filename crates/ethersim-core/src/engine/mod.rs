@@ -62,6 +62,9 @@ pub enum StopReason {
     /// The next event lies beyond the clock's range (about 213 days): the scenario's
     /// timeline does not fit in the engine's picoseconds. Nothing past it was run.
     ClockOverflow,
+    /// The caller ended the run between two slices (a wall-clock limit such as the
+    /// command line's `--max-wall`). The kernel never returns it.
+    WallLimit,
 }
 
 impl<E> Scheduler<E> {

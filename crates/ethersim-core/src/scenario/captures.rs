@@ -43,10 +43,23 @@ pub(super) fn attach(s: &Scenario, topo: &Topology, network: &mut Network) -> Re
                 )),
                 ResolutionSpec::Ps => Resolution::Pico,
             };
-        if spec.snaplen < 64 {
+        let snaplen = spec.snaplen.0.get();
+        if snaplen < 64 {
             return Err(ScenarioError::at(
                 format!("{path}.snaplen"),
-                format!("{} keeps less than the headers of a frame; expected at least 64", spec.snaplen),
+                format!("{snaplen} keeps less than the headers of a frame; expected at least 64"),
+            ));
+        }
+        // A file's snap length is 32 bits; any larger value keeps whole frames as well.
+        let snaplen = u32::try_from(snaplen).unwrap_or(u32::MAX);
+        let max_bytes = spec.max_bytes.0.get();
+        if max_bytes < 1000 {
+            return Err(ScenarioError::at(
+                format!("{path}.max_bytes"),
+                format!(
+                    "{} leaves no room for the file's header and a frame; expected at least 1 kB",
+                    spec.max_bytes.0
+                ),
             ));
         }
         let name = network.port_name(port);
@@ -75,7 +88,8 @@ pub(super) fn attach(s: &Scenario, topo: &Topology, network: &mut Network) -> Re
             file,
             format,
             resolution,
-            snaplen: spec.snaplen,
+            snaplen,
+            max_bytes,
             direction,
             interface: Interface { name, speed_bps },
         }));

@@ -7,7 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::units::{DurationSpec, RateSpec, SizeSpec};
+use super::units::{ByteCountSpec, DurationSpec, RateSpec, SizeSpec};
 use crate::time::{BitRate, Bytes, Duration};
 
 /// A whole scenario: the network, the traffic and the run's limits.
@@ -95,17 +95,29 @@ pub struct CaptureSpec {
     /// Default ns.
     #[serde(default)]
     pub resolution: ResolutionSpec,
-    /// Bytes kept of each frame; a longer frame keeps its first `snaplen` bytes and its
-    /// length. Default 262144 (whole frames, as Wireshark's default).
+    /// Bytes kept of each frame, a number (`96`) or a size (`"96 B"`), at least 64 B; a
+    /// longer frame keeps its first `snaplen` bytes and its length. Default 262144 (whole
+    /// frames, as Wireshark's default).
     #[serde(default = "default_snaplen")]
-    pub snaplen: u32,
+    pub snaplen: ByteCountSpec,
+    /// The file's size bound: once the next frame's record would take the file past it,
+    /// the capture keeps no more frames and closes the file (a valid file of whole
+    /// records); the run goes on, and its summary says the capture was `truncated` and
+    /// how many frames it did not keep. At least 1 kB. Default 1 GiB (about 0.9 s of a
+    /// saturated 10 Gb/s port, both ways).
+    #[serde(default = "default_capture_max_bytes")]
+    pub max_bytes: SizeSpec,
     /// Frames kept: `both`, `out` (sent) or `in` (received). Default both.
     #[serde(default)]
     pub direction: CaptureDirectionSpec,
 }
 
-const fn default_snaplen() -> u32 {
-    262_144
+const fn default_snaplen() -> ByteCountSpec {
+    ByteCountSpec(Bytes(262_144))
+}
+
+const fn default_capture_max_bytes() -> SizeSpec {
+    SizeSpec(Bytes(crate::capture::DEFAULT_MAX_BYTES))
 }
 
 /// A capture file's format.

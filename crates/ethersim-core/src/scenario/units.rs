@@ -242,6 +242,59 @@ quantity!(
     r"^\s*\+?[0-9_.]+([eE][-+]?[0-9]+)?\s*([kMGT]B|[KMGT]iB|B)\s*$", "1500 B"
 );
 
+/// A byte count in a scenario file: a size with a unit (`"96 B"`, `"64 KiB"`) or a bare
+/// whole number of bytes (`96`, as capture tools write a snap length).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByteCountSpec(pub Bytes);
+
+impl<'de> Deserialize<'de> for ByteCountSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl de::Visitor<'_> for V {
+            type Value = ByteCountSpec;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a whole number of bytes, or a size with a unit such as \"96 B\"")
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<ByteCountSpec, E> {
+                at_most(&n.to_string(), Bytes(n), &MAX_SIZE).map(ByteCountSpec).map_err(E::custom)
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<ByteCountSpec, E> {
+                u64::try_from(n)
+                    .map_err(|_| E::custom(format!("{n} is negative; expected a number of bytes")))
+                    .and_then(|n| self.visit_u64(n))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<ByteCountSpec, E> {
+                parse_size(s).map(ByteCountSpec).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl Serialize for ByteCountSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0.get())
+    }
+}
+
+impl JsonSchema for ByteCountSpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ByteCountSpec".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "type": "integer", "minimum": 0 },
+                {
+                    "type": "string",
+                    "pattern": r"^\s*\+?[0-9_.]+([eE][-+]?[0-9]+)?\s*([kMGT]B|[KMGT]iB|B)\s*$",
+                },
+            ],
+            "examples": [96, "96 B"],
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

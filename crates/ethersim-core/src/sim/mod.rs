@@ -78,6 +78,12 @@ impl Simulation {
         reason
     }
 
+    /// Ends the run here for `reason`, a reason of the caller's (a wall-clock limit)
+    /// between two slices: the results report it. The counters are exact at this instant.
+    pub fn end(&mut self, reason: StopReason) {
+        self.stop = Some(reason);
+    }
+
     /// The network, for inspection.
     pub fn network(&self) -> &Network {
         &self.network
