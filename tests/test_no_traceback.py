@@ -167,3 +167,10 @@ def test_every_command_on_hostile_input_exits_cleanly_and_leaves_nothing(
     assert (folder / "link").is_symlink() and os.readlink(folder / "link") == "/dev/null"
     if r.exit_code != 0:
         assert sorted(p.name for p in folder.iterdir()) == before, (args, r.output[-800:])
+
+
+@pytest.mark.parametrize("value", ["1000001 s", "18446744 s", "20000000 s", "1e30 s"])
+def test_every_time_past_the_limit_gets_the_same_message(tmp_path: Path, value: str) -> None:
+    p = ethersim("validate", str(EXAMPLE), "--set", f"duration={value}", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert f'error: duration: "{value}" is larger than the largest accepted, 1000000 s' in p.stderr

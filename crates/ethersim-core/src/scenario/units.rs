@@ -52,7 +52,8 @@ const SIZE_UNITS: &[(&str, u128)] = &[
 
 /// Largest time a scenario may give: 10^6 s (11.6 days), well inside the engine's clock
 /// (about 213 days). A run whose events still go beyond the clock (a long transfer at a
-/// very low rate, say) stops with an error rather than a clamped time.
+/// very low rate, say) stops at the clock's end with its results (`clock_overflow`),
+/// never at a clamped time.
 pub const MAX_TIME: Duration = Duration::from_secs(1_000_000);
 /// Largest rate a scenario may give: 100 Tb/s.
 pub const MAX_RATE: BitRate = BitRate(100_000_000_000_000);
@@ -114,7 +115,13 @@ fn split_number(text: &str) -> Result<((u128, i32), &str), UnitError> {
 }
 
 /// Parses `text` against a unit table and returns the value in the table's base unit.
-fn parse_scaled(text: &str, units: &[(&str, u128)], what: &str, grid: &str) -> Result<u64, UnitError> {
+fn parse_scaled(
+    text: &str,
+    units: &[(&str, u128)],
+    what: &str,
+    grid: &str,
+    max: &dyn fmt::Display,
+) -> Result<u64, UnitError> {
     let ((mantissa, exp10), unit) = split_number(text)?;
     let names = || units.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
     if unit.is_empty() {
@@ -130,7 +137,8 @@ fn parse_scaled(text: &str, units: &[(&str, u128)], what: &str, grid: &str) -> R
             names()
         )));
     };
-    let too_large = || UnitError(format!("{text:?} is too large"));
+    // One message for every value past the limit, whether or not it overflows on the way.
+    let too_large = || larger(text, max);
     let mut value = mantissa.checked_mul(scale).ok_or_else(too_large)?;
     if exp10 >= 0 {
         let p = 10u128.checked_pow(exp10.unsigned_abs()).ok_or_else(too_large)?;
@@ -157,9 +165,13 @@ fn example(units: &[(&str, u128)]) -> &'static str {
     }
 }
 
+fn larger(text: &str, max: &dyn fmt::Display) -> UnitError {
+    UnitError(format!("{text:?} is larger than the largest accepted, {max}"))
+}
+
 fn at_most<T: PartialOrd + fmt::Display>(text: &str, value: T, max: &T) -> Result<T, UnitError> {
     if value > *max {
-        Err(UnitError(format!("{text:?} is larger than the largest accepted, {max}")))
+        Err(larger(text, max))
     } else {
         Ok(value)
     }
@@ -167,19 +179,19 @@ fn at_most<T: PartialOrd + fmt::Display>(text: &str, value: T, max: &T) -> Resul
 
 /// Parses a time span such as `"10 ms"`, `"2.5 us"` or `"12304 ns"` (at most [`MAX_TIME`]).
 pub fn parse_duration(text: &str) -> Result<Duration, UnitError> {
-    let d = parse_scaled(text, TIME_UNITS, "time", "picoseconds").map(Duration)?;
+    let d = parse_scaled(text, TIME_UNITS, "time", "picoseconds", &MAX_TIME).map(Duration)?;
     at_most(text, d, &MAX_TIME)
 }
 
 /// Parses a data rate such as `"1 Gb/s"` or `"2.5 Mbit/s"` (at most [`MAX_RATE`]).
 pub fn parse_rate(text: &str) -> Result<BitRate, UnitError> {
-    let r = parse_scaled(text, RATE_UNITS, "rate", "bits per second").map(BitRate)?;
+    let r = parse_scaled(text, RATE_UNITS, "rate", "bits per second", &MAX_RATE).map(BitRate)?;
     at_most(text, r, &MAX_RATE)
 }
 
 /// Parses a size such as `"1500 B"`, `"500 MB"` or `"64 KiB"` (at most [`MAX_SIZE`]).
 pub fn parse_size(text: &str) -> Result<Bytes, UnitError> {
-    let b = parse_scaled(text, SIZE_UNITS, "size", "bytes").map(Bytes)?;
+    let b = parse_scaled(text, SIZE_UNITS, "size", "bytes", &MAX_SIZE).map(Bytes)?;
     at_most(text, b, &MAX_SIZE)
 }
 
