@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PYTHON = ROOT / "python"
 TIMEOUT_S = 20
 #: The most memory a refused input may cost the whole CLI process (its interpreter,
 #: pandas and the extension take about 100 MB).
@@ -32,14 +31,11 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs a
 def cli(*args: str, cwd: Path) -> tuple[int, str, int]:
     """Runs ``ethersim ARGS``; returns its exit status, its standard error and its peak
     resident memory in bytes. Fails the test if it runs past the timeout."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PYTHON), env.get("PYTHONPATH")]))
     err = cwd / f"stderr-{time.monotonic_ns()}.txt"
     with err.open("wb") as stderr:
         p = subprocess.Popen(
             [sys.executable, "-m", "ethersim.cli", *args],
             cwd=cwd,
-            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=stderr,

@@ -43,7 +43,8 @@ from ethersim.errors import (
     ScenarioError,
     WallLimitReached,
 )
-from ethersim.results import Result, capture_folder, check_output_folder
+from ethersim.results import Result, capture_folder, check_output_folder, output_path
+from ethersim.safe_write import missing_folders, remove_folders
 
 app = typer.Typer(
     name="ethersim",
@@ -255,6 +256,8 @@ def run(
         raise _fail(ScenarioError(f"{max_wall} is not a number of seconds", "--max-wall"))
     watch = _Watch(max_wall)
     captures_in: Path | None = None
+    made: list[Path] = []  # the folders above --out this run creates
+    results_written = False
     try:
         try:
             if pcap and out is None:
@@ -275,6 +278,7 @@ def run(
             if out is not None:
                 # Every output path is checked before the work, not after it.
                 check_output_folder(out)
+                made = missing_folders(output_path(out).parent)
                 captures_in = capture_folder(out)
             result = api.run(
                 scenario,
@@ -300,12 +304,15 @@ def run(
         failure = finish_writing(lambda: out is None or result.write(out))
         if failure is not None:
             raise _fail(failure)
+        results_written = True
     finally:
         # Captures not moved into the results folder (a failed or stopped run) go.
         if captures_in is not None:
             import shutil
 
             shutil.rmtree(captures_in, ignore_errors=True)
+        if not results_written:
+            remove_folders(made)  # a failed or stopped run leaves no folder behind
     for warning in result.warnings:
         from rich.text import Text
 

@@ -36,6 +36,7 @@ __all__ = [
     "exit_status",
     "fail",
     "finish_writing",
+    "finite_number",
     "fmt_rate",
     "fmt_time",
     "hold_signals",
@@ -181,6 +182,16 @@ def plain_text() -> Any:
             return ""
 
     return PlainText()
+
+
+def finite_number(value: float | None) -> float | None:
+    """An option callback: NaN and infinity are no value for a number option (a range
+    such as ``min=1.0`` lets NaN through, since NaN compares false with everything)."""
+    import math
+
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a number; expected a finite one")
+    return value
 
 
 def examples(*commands: str) -> str:

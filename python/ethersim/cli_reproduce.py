@@ -21,6 +21,7 @@ from ethersim.cli_common import (
     examples,
     fail,
     finish_writing,
+    finite_number,
     hold_signals,
     literal,
     out_console,
@@ -88,12 +89,16 @@ def _reproduce_into(
     cluster) runs every simulation of the study and its sensitivity points on Dask.
     Returns what it found and where it was written."""
     from ethersim.results import check_output_folder, output_path, write_folder
+    from ethersim.safe_write import missing_folders, remove_folders
     from ethersim.studies import contract
     from ethersim.studies import sensitivity as sens
     from ethersim.studies.registry import study
     from ethersim.studies.runner import is_reproduction_folder, on_cluster, recording
 
     table = None
+    # The folders above the output this command creates (the runs' database, say): a
+    # refused or stopped reproduction removes them again, leaving nothing behind.
+    made = missing_folders(output_path(out).parent)
     try:
         if not 0 <= seed < 2**64:
             raise ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed")
@@ -114,8 +119,10 @@ def _reproduce_into(
                 table = sens.run(glue, published, reproduce, options=options or {}, db=db)
         hold_signals()
     except EthersimError as e:
+        remove_folders(made)
         raise fail(e) from None
     except (KeyboardInterrupt, Terminated) as e:
+        remove_folders(made)
         raise stopped(e, "nothing was written") from None
 
     def fill(folder: Path) -> None:
@@ -129,6 +136,7 @@ def _reproduce_into(
 
     failure = finish_writing(lambda: write_folder(out, fill, is_reproduction_folder))
     if failure is not None:
+        remove_folders(made)
         raise fail(failure)
     return rep, output_path(out)
 
@@ -444,6 +452,7 @@ def csma(
         float | None,
         typer.Option(
             "--tx-service",
+            callback=finite_number,
             min=0.0,
             max=100_000.0,
             help="The hosts' transmit service time after each frame, us (default: calibrated "
@@ -536,6 +545,7 @@ def capacity_scaling(
         float | None,
         typer.Option(
             "--duration",
+            callback=finite_number,
             min=1.0,
             max=100_000.0,
             help="Simulated seconds per run (default 300; 20 with --quick).",
@@ -546,6 +556,7 @@ def capacity_scaling(
         float,
         typer.Option(
             "--burst-rate",
+            callback=finite_number,
             min=0.01,
             max=100.0,
             help="Background payload rate during a burst, Mb/s.",
@@ -556,6 +567,7 @@ def capacity_scaling(
         float,
         typer.Option(
             "--static-power",
+            callback=finite_number,
             min=0.0,
             max=1.0,
             help="Power at any rate as a fraction of the power at 10 Mb/s.",
@@ -566,6 +578,7 @@ def capacity_scaling(
         float,
         typer.Option(
             "--delay-bound",
+            callback=finite_number,
             min=2.0,
             max=10_000.0,
             help="practRA's delay bound d, ms.",

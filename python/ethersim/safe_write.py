@@ -23,7 +23,15 @@ from pathlib import Path
 
 from ethersim.errors import OutputError
 
-__all__ = ["check_writable_file", "file_mode", "make_folders", "write_file", "write_text"]
+__all__ = [
+    "check_writable_file",
+    "file_mode",
+    "make_folders",
+    "missing_folders",
+    "remove_folders",
+    "write_file",
+    "write_text",
+]
 
 
 def file_mode() -> int:
@@ -146,3 +154,25 @@ def make_folders(folder: str | os.PathLike[str]) -> Path:
             if not path.is_dir():
                 raise
     return target
+
+
+def missing_folders(folder: str | os.PathLike[str]) -> list[Path]:
+    """The folders :func:`make_folders` would create for ``folder``, outermost first: what
+    a command that fails afterwards removes again (:func:`remove_folders`), so that a
+    refused command leaves nothing behind."""
+    at = Path(os.path.abspath(folder))
+    missing: list[Path] = []
+    while not os.path.lexists(at) and at.parent != at:
+        missing.append(at)
+        at = at.parent
+    return missing[::-1]
+
+
+def remove_folders(folders: list[Path]) -> None:
+    """Removes ``folders`` (as :func:`missing_folders` listed them), innermost first, each
+    only if it is still empty."""
+    for folder in reversed(folders):
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty, or gone: what remains is someone's
