@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -28,13 +29,29 @@ MAX_RSS_BYTES = 300 << 20
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and /dev/zero")
 
 
+#: ``ethersim ARGS`` that writes its own peak memory (``VmHWM``) to standard error as it
+#: exits. ``VmHWM`` starts again at exec, unlike ``ru_maxrss``, which a child keeps from
+#: the (large) test process it was forked from.
+PEAK_MEMORY = """
+import atexit, sys
+def peak():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            sys.stderr.write("PEAK_KIB " + line.split()[1] + "\\n")
+atexit.register(peak)
+sys.argv = ["ethersim", *sys.argv[1:]]
+from ethersim._entry import main
+main()
+"""
+
+
 def cli(*args: str, cwd: Path) -> tuple[int, str, int]:
     """Runs ``ethersim ARGS``; returns its exit status, its standard error and its peak
     resident memory in bytes. Fails the test if it runs past the timeout."""
     err = cwd / f"stderr-{time.monotonic_ns()}.txt"
     with err.open("wb") as stderr:
         p = subprocess.Popen(
-            [sys.executable, "-m", "ethersim.cli", *args],
+            [sys.executable, "-c", PEAK_MEMORY, *args],
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -42,9 +59,7 @@ def cli(*args: str, cwd: Path) -> tuple[int, str, int]:
         )
     deadline = time.monotonic() + TIMEOUT_S
     while True:
-        # wait4 gives this child's own peak memory (RUSAGE_CHILDREN would give the
-        # largest of every child the test session has waited for).
-        pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+        pid, status = os.waitpid(p.pid, os.WNOHANG)
         if pid:
             break
         if time.monotonic() > deadline:
@@ -53,8 +68,11 @@ def cli(*args: str, cwd: Path) -> tuple[int, str, int]:
             pytest.fail(f"ethersim {' '.join(args)} still ran after {TIMEOUT_S} s")
         time.sleep(0.05)
     p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, else KiB
-    return p.returncode, " ".join(err.read_text().split()), usage.ru_maxrss * scale
+    text = err.read_text()
+    peaks = re.findall(r"^PEAK_KIB (\d+)$", text, re.M)
+    assert peaks, f"the child did not report its peak memory: {text[-500:]}"
+    shown = "\n".join(line for line in text.splitlines() if not line.startswith("PEAK_KIB "))
+    return p.returncode, " ".join(shown.split()), int(peaks[-1]) * 1024
 
 
 HOSTS = (

@@ -213,7 +213,11 @@ STOPPING = (signal.SIGINT, signal.SIGTERM)
 
 def hold_signals() -> None:
     """The work is done: from here the command finishes whole. Ctrl-C and SIGTERM wait
-    while the results are written (well under a second); see :func:`finish_writing`."""
+    while the results are written (well under a second); see :func:`finish_writing`. A
+    stop that arrived during the work but whose exception something swallowed (Python
+    ignores an exception raised in an import lock's weakref callback) is raised here, so
+    the command still stops with nothing written."""
+    stopping.check()
     signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
 
 

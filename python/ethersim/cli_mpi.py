@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ethersim import stopping
 from ethersim.cli_common import examples, fail, plain_text
 from ethersim.errors import EthersimError, ScenarioError
 from ethersim.inputs import MAX_MPI_TRACE_BYTES
@@ -70,6 +71,7 @@ def mpi_trace(
             text = mpi_traces.trace_text(rows, comment, max_bytes=MAX_MPI_TRACE_BYTES)
         except mpi_traces.TraceTooLarge as e:
             raise ScenarioError(e.message, "--iterations") from None
+        stopping.check()  # a stop something swallowed still writes nothing
         write_text(out, text, "--out")
     except EthersimError as e:
         raise fail(e) from None

@@ -13,6 +13,7 @@ from typing import Annotated
 
 import typer
 
+from ethersim import stopping
 from ethersim.cli_common import (
     closed_pipe_is_success,
     examples,
@@ -112,6 +113,7 @@ def what_if(
         from ethersim.studies.runner import write_csv
 
         try:
+            stopping.check()  # a stop something swallowed still writes nothing
             write_file(csv, lambda tmp: write_csv(table, tmp), "--csv")
         except EthersimError as e:
             raise fail(e) from None
