@@ -11,7 +11,7 @@ from typing import Any
 
 from ethersim.report.tables import FLOW_COLUMNS as FLOW_TABLE
 from ethersim.report.tables import PORT_COLUMNS as PORT_TABLE
-from ethersim.report.tables import Cell, cell
+from ethersim.report.tables import Cell, cell, flat_record
 from ethersim.units import MISSING, fmt_percent, heading, human, is_missing
 
 __all__ = ["TOLERANCE", "DiffRow", "DiffTable", "differences"]
@@ -44,16 +44,6 @@ class DiffTable:
     title: str
     headings: list[str]
     rows: list[DiffRow]
-
-
-def _flat(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in record.items():
-        if isinstance(value, Mapping):
-            out.update(_flat(value, f"{prefix}{key}_"))
-        else:
-            out[f"{prefix}{key}"] = value
-    return out
 
 
 def _number(value: object) -> bool:
@@ -100,7 +90,7 @@ def _table(
     def keyed(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
         out = {}
         for r in records:
-            flat = _flat(r)
+            flat = flat_record(r)
             if isinstance(key, str):
                 value = flat.get(key)
                 k = (

@@ -77,7 +77,7 @@ def from_records(
     """A table of ``records`` (one a row; nested records flattened as ``delay_mean_s``):
     the ``columns`` given that any row has a value in, or every such column. ``None``
     if there are no rows."""
-    rows = [_flat(r) for r in records]
+    rows = [flat_record(r) for r in records]
     if not rows:
         return None
     names = (
@@ -106,11 +106,12 @@ def from_frame(title: str, frame: pd.DataFrame, notes: Sequence[str] = ()) -> Ta
     return table
 
 
-def _flat(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+def flat_record(record: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A summary record with nested records as flat keys (`delay` → `delay_mean_s`)."""
     out: dict[str, Any] = {}
     for key, value in record.items():
         if isinstance(value, Mapping):
-            out.update(_flat(value, f"{prefix}{key}_"))
+            out.update(flat_record(value, f"{prefix}{key}_"))
         else:
             out[f"{prefix}{key}"] = value
     return out
