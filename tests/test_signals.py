@@ -68,7 +68,13 @@ def _big_pcap(path: Path, records: int) -> None:
 
 #: Each command doing long enough work to be stopped in the middle, and what it writes.
 COMMANDS = {
-    "run": (["run", str(ROOT / "examples" / "tcp-file.toml"), "--out", "out"], "out"),
+    # 2 GB: about a second of simulation, so "while working" lands in the work, not in
+    # the writing (where a stop waits and the command finishes whole).
+    "run": (
+        ["run", str(ROOT / "examples" / "tcp-file.toml"), "--set", "apps[0].size=2 GB"]
+        + ["--out", "out"],
+        "out",
+    ),
     "reproduce": (["reproduce", "csma", "--quick", "--out", "out"], "out"),
     "what-if": (["what-if", "big.pcap", "--csv", "out.csv"], "out.csv"),
     "mpi-trace": (["mpi-trace", "synthetic", "-o", "out.csv", "--iterations", "400000"], "out.csv"),

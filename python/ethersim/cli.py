@@ -43,7 +43,13 @@ from ethersim.errors import (
     ScenarioError,
     WallLimitReached,
 )
-from ethersim.results import Result, capture_folder, check_output_folder, output_path
+from ethersim.results import (
+    Result,
+    capture_folder,
+    check_output_folder,
+    import_writers,
+    output_path,
+)
 from ethersim.safe_write import missing_folders, remove_folders
 
 app = typer.Typer(
@@ -293,6 +299,8 @@ def run(
             result.provenance["command"] = _run_command(
                 scenario, out, set_, seed, pcap, pcap_limit, snaplen, max_wall
             )
+            if out is not None:
+                import_writers()
             hold_signals()
         except EthersimError as e:
             watch.clear()

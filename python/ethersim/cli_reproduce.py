@@ -88,7 +88,7 @@ def _reproduce_into(
     the setup ledger and the report. ``cluster`` (a scheduler address, or a local
     cluster) runs every simulation of the study and its sensitivity points on Dask.
     Returns what it found and where it was written."""
-    from ethersim.results import check_output_folder, output_path, write_folder
+    from ethersim.results import check_output_folder, import_writers, output_path, write_folder
     from ethersim.safe_write import missing_folders, remove_folders
     from ethersim.studies import contract
     from ethersim.studies import sensitivity as sens
@@ -117,6 +117,13 @@ def _reproduce_into(
             if sensitivity:
                 sens.check_points(published, [*ran, *glue.scenarios(rep)])
                 table = sens.run(glue, published, reproduce, options=options or {}, db=db)
+        # What writing imports (tables, figures, the report) is imported while a stop
+        # still stops the command: the held window is the writing alone.
+        import_writers()
+        import matplotlib.figure  # noqa: F401
+
+        import ethersim.report  # noqa: F401
+
         hold_signals()
     except EthersimError as e:
         remove_folders(made)

@@ -434,6 +434,15 @@ class Result:
             self._table(key).to_parquet(folder / f"{key}.parquet", index=False)
 
 
+def import_writers() -> None:
+    """Imports the libraries that write result tables (pandas, pyarrow: about half a
+    second). A command calls it before it holds the stopping signals for its writes, so
+    that a Ctrl-C during those imports still stops the command and the held window is the
+    writing alone (see :func:`ethersim.cli_common.hold_signals`)."""
+    import pandas  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+
 def _version() -> str:
     from ethersim._version import __version__
 
