@@ -13,7 +13,7 @@ use crate::sim::Flow;
 use crate::time::{Duration, SimTime};
 use crate::wire::{udp, Role};
 
-use super::build::link_mtu;
+use super::common::link_mtu;
 use super::error::ScenarioError;
 use super::schema::{CollectiveSpec, MpiJobSpec, Scenario};
 use super::topology::{Role as NodeRole, Topology};

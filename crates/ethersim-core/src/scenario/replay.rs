@@ -36,7 +36,7 @@ pub(super) fn replay(spec: &ReplaySpec, path: &str, s: &Scenario, path_mtu: u64)
     }
     let passes = if spec.loop_ { None } else { Some(spec.repeat.unwrap_or(1)) };
     if passes.is_none() {
-        super::build::check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), None)?;
+        super::common::check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), None)?;
     } else if let Some(stop) = spec.stop.map(|d| d.0).filter(|&stop| stop <= spec.start.0) {
         return Err(ScenarioError::at(
             format!("{path}.stop"),

@@ -1,0 +1,84 @@
+//! Rules every builder of the scenario layer shares: a link's MTU, an application's
+//! start and stop, positive rates, flow names, buffer limits. Builders import these
+//! from here, never from the orchestrator (`build`), so the layer has no circle.
+
+use crate::ids::FlowId;
+use crate::node::QueueLimits;
+use crate::scenario::error::ScenarioError;
+use crate::scenario::schema::{BufferSpec, Scenario};
+use crate::sim::Flow;
+use crate::time::{BitRate, Duration, SimTime};
+use crate::wire::ethernet;
+
+pub(super) type Result<T> = std::result::Result<T, ScenarioError>;
+
+/// The flow of the application called `name`, or an error at `path`.
+pub(super) fn flow_named(flows: &[Flow], name: &str, path: &str) -> Result<FlowId> {
+    flows.iter().position(|f| f.name == name).map(|i| FlowId(i as u32)).ok_or_else(|| {
+        let known: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+        ScenarioError::at(path, format!("no application named {name:?}; known: {}", known.join(", ")))
+    })
+}
+
+/// The largest payload a frame on link `link` (a point-to-point link, or a segment after
+/// them) carries.
+pub(super) fn link_mtu(s: &Scenario, link: usize) -> u64 {
+    match s.links.get(link) {
+        Some(l) => l.mtu.0.get(),
+        None => s.segments[link - s.links.len()].max_frame.0.get() - ethernet::HEADER_LEN - ethernet::FCS_LEN,
+    }
+}
+
+pub(super) fn buffer_limits(buf: &BufferSpec, path: &str, largest_frame: u64) -> Result<QueueLimits> {
+    if buf.bytes.is_none() && buf.frames.is_none() {
+        return Err(ScenarioError::at(path, "give bytes, frames or both; a buffer must be finite"));
+    }
+    if let Some(b) = buf.bytes.filter(|b| b.0.get() < largest_frame) {
+        return Err(ScenarioError::at(
+            format!("{path}.bytes"),
+            format!("{} is smaller than one maximum frame ({largest_frame} B) of this switch's links", b.0),
+        ));
+    }
+    if buf.frames == Some(0) {
+        return Err(ScenarioError::at(format!("{path}.frames"), "must hold at least 1 frame"));
+    }
+    Ok(QueueLimits {
+        bytes: buf.bytes.map(|b| b.0.get()),
+        frames: buf.frames,
+        counts_in_service: buf.counts_in_service,
+    })
+}
+
+pub(super) fn positive_rate(r: BitRate, path: &str) -> Result<BitRate> {
+    if r.as_bps() == 0 {
+        Err(ScenarioError::at(path, "must be greater than 0 b/s"))
+    } else {
+        Ok(r)
+    }
+}
+
+/// Checks that an open-loop sender stops: by `stop`, `count`, or the scenario's limits.
+pub(super) fn check_stops(
+    path: &str,
+    s: &Scenario,
+    start: Duration,
+    stop: Option<Duration>,
+    count: Option<u64>,
+) -> Result<Option<SimTime>> {
+    if count == Some(0) {
+        return Err(ScenarioError::at(format!("{path}.count"), "must be at least 1"));
+    }
+    if let Some(stop) = stop.filter(|&stop| stop <= start) {
+        return Err(ScenarioError::at(
+            format!("{path}.stop"),
+            format!("{stop} must be later than start ({start})"),
+        ));
+    }
+    if stop.is_none() && count.is_none() && s.duration.is_none() && s.max_events.is_none() {
+        return Err(ScenarioError::at(
+            path,
+            "this application never stops: give it `stop` or `count`, or give the scenario a `duration`",
+        ));
+    }
+    Ok(stop.map(|d| SimTime::ZERO + d))
+}
