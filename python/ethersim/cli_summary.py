@@ -18,10 +18,10 @@ from ethersim.units import (
     MISSING,
     fmt_bytes,
     fmt_count,
-    fmt_energy,
     fmt_percent,
     fmt_rate,
     fmt_time,
+    human,
 )
 
 if TYPE_CHECKING:
@@ -102,9 +102,7 @@ def print_summary(result: Result) -> None:
     _pings(s)
     _tcp(s)
     _ports(s)
-    _pause(s)
-    _eee(s)
-    _capacity_scaling(s)
+    _records(s)
     _stations(s)
     _jobs(s)
     _links(s)
@@ -240,83 +238,29 @@ def _ports(s: dict[str, Any]) -> None:
     )
 
 
-def _pause(s: dict[str, Any]) -> None:
-    active = [p for p in s["ports"] if p["pause_sent"] or p["pause_received"]]
-    _print(
-        "pause (802.3x)",
-        [
-            ("port", True),
-            ("sent", False),
-            ("received", False),
-            ("honours", False),
-            ("paused", False),
-        ],
-        active,
-        lambda p: (
-            _port(p),
-            fmt_count(p["pause_sent"]),
-            fmt_count(p["pause_received"]),
-            "yes" if p["honours_pause"] else "no",
-            fmt_time(p["paused_s"]),
-        ),
-        "ports",
-    )
+def _records(s: dict[str, Any]) -> None:
+    """One table per mechanism record with rows to show, rendered from its view alone
+    (:mod:`ethersim.records`)."""
+    from ethersim.records import record_views, shown_rows
+
+    for view in record_views():
+        columns = view["columns"]
+
+        def row(r: dict[str, Any], columns: list[tuple[str, str]] = columns) -> list[str]:
+            return [_row_name(r), *(human(c, r.get(c)) for c, _ in columns)]
+
+        _print(
+            view["title"],
+            [(view["table"].removesuffix("s"), True), *((header, False) for _, header in columns)],
+            shown_rows(view, s),
+            row,
+            view["table"],
+        )
 
 
-def _eee(s: dict[str, Any]) -> None:
-    ports = [p for p in s["ports"] if p["eee"]]
-    _print(
-        "eee (802.3az)",
-        [
-            ("port", True),
-            ("active", False),
-            ("asleep", False),
-            ("waking", False),
-            ("sleeps", False),
-            ("wakes", False),
-            ("energy", False),
-            ("saved", False),
-        ],
-        ports,
-        lambda p: (
-            _port(p),
-            fmt_time(p["lpi_active_s"]),
-            fmt_time(p["lpi_sleep_s"] + p["lpi_quiet_s"] + p["lpi_refresh_s"]),
-            fmt_time(p["lpi_wake_s"]),
-            fmt_count(p["lpi_sleeps"]),
-            fmt_count(p["lpi_wakes"]),
-            fmt_energy(p["energy_j"]),
-            fmt_percent(p["energy_saved_percent"]),
-        ),
-        "ports",
-    )
-
-
-def _capacity_scaling(s: dict[str, Any]) -> None:
-    ports = [p for p in s["ports"] if p["rate_scaled"]]
-    _print(
-        "capacity scaling",
-        [
-            ("port", True),
-            ("rate changes", False),
-            ("mean service rate", False),
-            ("below fastest", False),
-            ("energy", False),
-            ("saved", False),
-        ],
-        ports,
-        lambda p: (
-            _port(p),
-            fmt_count(p["rate_changes"]),
-            fmt_rate(p["service_rate_mean_bps"]),
-            fmt_percent(p["service_rate_reduction_percent"]),
-            fmt_energy(p["service_energy_j"]),
-            MISSING
-            if p["service_energy_j"] is None
-            else fmt_percent(p["service_energy_saved_percent"]),
-        ),
-        "ports",
-    )
+def _row_name(r: dict[str, Any]) -> str:
+    """A row's name: a port's ``node → peer``, or its ``name``."""
+    return _port(r) if "peer" in r else str(r.get("name", ""))
 
 
 def _stations(s: dict[str, Any]) -> None:

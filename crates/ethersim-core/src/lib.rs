@@ -2,10 +2,15 @@
 //! energy efficiency.
 //!
 //! Layers, each depending only on those above it in this list:
-//! [`time`] (units) → [`engine`] (event kernel, RNG streams, timers) → [`wire`] (frame
-//! formats) → [`phy`], [`node`], [`transport`], [`app`] (models) → [`stats`] →
-//! [`sim`] (a built network and its results) → [`scenario`] (files → networks) →
-//! [`run`] (the one-call entry points used by the Python front).
+//! [`time`] and [`ids`] (units, typed indices) → [`engine`] (event kernel, RNG streams,
+//! timers) → [`wire`] (frame formats) → [`stats`] (streaming statistics, series, idle
+//! intervals) and [`capture`] (pcap and pcapng writing and reading) → [`phy`], [`node`],
+//! [`transport`], [`app`] (models: links and their mechanisms, ports and switches, TCP,
+//! applications) → [`sim`] (a built network, its event handlers and its results) →
+//! [`scenario`] (files → networks: a schema and a builder per mechanism) → [`run`] (the
+//! one-call entry points used by the Python front, and [`error`], the errors they
+//! return). [`input`] (opening a user's file safely: regular files only, bounded sizes)
+//! depends on nothing and serves the layers that read files.
 
 pub mod app;
 pub mod capture;

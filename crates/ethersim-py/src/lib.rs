@@ -126,6 +126,13 @@ fn effective_scenario(
         .map_err(|e| to_py_err(py, e))
 }
 
+/// How the front shows each mechanism's record of results (`RecordView`s), as JSON
+/// text: a list of `{table, title, shown_when, columns: [[column, header], ...]}`.
+#[pyfunction]
+fn record_views() -> String {
+    serde_json::to_string(&ethersim_core::sim::RECORD_VIEWS).expect("record views serialize")
+}
+
 /// The JSON Schema of scenario files.
 #[pyfunction]
 fn schema() -> String {
@@ -222,6 +229,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(effective_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(schema, m)?)?;
+    m.add_function(wrap_pyfunction!(record_views, m)?)?;
     m.add_function(wrap_pyfunction!(core_version, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(read_trace, m)?)?;

@@ -121,6 +121,7 @@ def _run_page(folder: Path, argument: str) -> tuple[str, dict[str, bytes]]:
         tables=[
             tables.from_records("Flows", summary.get("flows", []), tables.FLOW_COLUMNS),
             tables.from_records("Ports", summary.get("ports", []), tables.PORT_COLUMNS),
+            *tables.record_tables(summary),
             tables.from_records("Links", summary.get("links", [])),
             tables.from_records(
                 "Packet captures",

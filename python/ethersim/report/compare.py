@@ -11,7 +11,7 @@ from typing import Any
 
 from ethersim.report.tables import FLOW_COLUMNS as FLOW_TABLE
 from ethersim.report.tables import PORT_COLUMNS as PORT_TABLE
-from ethersim.report.tables import Cell, cell, flat_record
+from ethersim.report.tables import Cell, cell, flat_record, record_columns
 from ethersim.units import MISSING, fmt_percent, heading, human, is_missing
 
 __all__ = ["TOLERANCE", "DiffRow", "DiffTable", "differences"]
@@ -83,9 +83,12 @@ def _table(
     key: str | Sequence[str],
     columns: Sequence[str],
     name: str,
+    sparse: Sequence[str] = (),
 ) -> DiffTable | None:
     """Rows of ``a`` and ``b`` joined on ``key`` (a column, or columns joined by an
-    arrow), A's order first, then items only B has."""
+    arrow), A's order first, then items only B has. A column of ``sparse`` (a
+    mechanism's record) is left out of an item where it is zero, false or missing in
+    both."""
 
     def keyed(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
         out = {}
@@ -107,9 +110,11 @@ def _table(
     rows = []
     for item in dict.fromkeys([*left, *right]):
         ra, rb = left.get(item, {}), right.get(item, {})
-        for column in columns:
+        for column in (*columns, *sparse):
             va, vb = ra.get(column), rb.get(column)
             if is_missing(va) and is_missing(vb):
+                continue
+            if column in sparse and not va and not vb:
                 continue
             rows.append(_row(item, column, va, vb))
     if not rows:
@@ -124,7 +129,13 @@ def differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[DiffTable]:
         _table("Run", [{"run": "run", **a}], [{"run": "run", **b}], "run", RUN_COLUMNS, "run"),
         _table("Flows", a.get("flows", []), b.get("flows", []), "name", FLOW_COLUMNS, "flow"),
         _table(
-            "Ports", a.get("ports", []), b.get("ports", []), ("node", "peer"), PORT_COLUMNS, "port"
+            "Ports",
+            a.get("ports", []),
+            b.get("ports", []),
+            ("node", "peer"),
+            PORT_COLUMNS,
+            "port",
+            sparse=[c for c in record_columns("ports") if c not in PORT_COLUMNS],
         ),
         _table("Links", a.get("links", []), b.get("links", []), "between", LINK_COLUMNS, "link"),
     ]

@@ -146,9 +146,32 @@ PORT_COLUMNS = [
     "mean_queue_bytes",
     "max_queue_bytes",
     "delay_s",
-    "pause_sent",
-    "pause_received",
-    "energy_j",
-    "energy_saved_percent",
-    "service_rate_mean_bps",
 ]
+
+
+def record_tables(summary: Mapping[str, Any]) -> list[Table | None]:
+    """One table per mechanism record with rows to show (PAUSE, Low Power Idle, rate
+    scaling, ...), rendered from the record's view (:mod:`ethersim.records`): the row's
+    name, then the view's columns."""
+    from ethersim.records import record_views, shown_rows
+
+    tables = []
+    for view in record_views():
+        names = ["node", "peer"] if view["table"] == "ports" else ["name"]
+        title = view["title"]
+        tables.append(
+            from_records(
+                title[:1].upper() + title[1:],
+                shown_rows(view, summary),
+                [*names, *(c for c, _ in view["columns"])],
+            )
+        )
+    return tables
+
+
+def record_columns(table: str) -> list[str]:
+    """The columns the mechanisms' records show in ``table``, in their views' order."""
+    from ethersim.records import record_views
+
+    columns = [c for v in record_views() if v["table"] == table for c, _ in v["columns"]]
+    return list(dict.fromkeys(columns))

@@ -13,7 +13,7 @@ pub mod variability;
 
 pub use headroom::{PauseInput, RateRange};
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
-pub use pause::{PauseHold, PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
+pub use pause::{PauseHold, PausePortReport, PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
 pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
 pub use port::{CutOff, InterruptJitter, NextTx, Port, PortStats};
 pub use queue::{DropTailQueue, QueueLimits, Queued};

@@ -19,8 +19,11 @@
 //! * **Periodic sending** ([`PeriodicPause`]): every P send a PAUSE of T, as the Rapid
 //!   PHY Selection study emulated a link-rate switch on real hardware.
 
+use serde::Serialize;
+
 use crate::engine::Timer;
 use crate::ids::PortId;
+use crate::stats::RecordView;
 use crate::time::{Duration, SimTime};
 
 /// Everything 802.3x flow control keeps for one port.
@@ -114,6 +117,46 @@ impl PauseReceiver {
     pub fn paused_time(&self, end: SimTime) -> Duration {
         let current = self.current.map_or(Duration::ZERO, |(b, u)| u.min(end).saturating_since(b));
         self.paused_total + current
+    }
+}
+
+/// What IEEE 802.3x flow control reports for one port: its columns of the `ports` table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PausePortReport {
+    /// Whether the port honours PAUSE.
+    pub honours_pause: bool,
+    /// PAUSE frames this port sent its partner (threshold, refresh, release and periodic).
+    pub pause_sent: u64,
+    /// PAUSE frames it received.
+    pub pause_received: u64,
+    /// Time its data transmissions were paused by PAUSE, s.
+    pub paused_s: f64,
+}
+
+impl PausePortReport {
+    /// How the record is shown: ports that sent or received PAUSE.
+    pub const VIEW: RecordView = RecordView {
+        table: "ports",
+        title: "pause (802.3x)",
+        shown_when: &["pause_sent", "pause_received"],
+        columns: &[
+            ("pause_sent", "sent"),
+            ("pause_received", "received"),
+            ("honours_pause", "honours"),
+            ("paused_s", "paused"),
+        ],
+    };
+}
+
+impl PauseReceiver {
+    /// The port's PAUSE figures over `[0, end]`.
+    pub fn report(&self, end: SimTime) -> PausePortReport {
+        PausePortReport {
+            honours_pause: self.honour,
+            pause_sent: self.sent,
+            pause_received: self.received,
+            paused_s: self.paused_time(end).as_secs_f64(),
+        }
     }
 }
 

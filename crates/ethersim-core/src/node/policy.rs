@@ -15,17 +15,8 @@
 
 use std::fmt;
 
+pub use crate::phy::QueueView;
 use crate::time::SimTime;
-
-/// What a policy sees of its queue: frames waiting (not counting one on the wire) and
-/// their bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QueueView {
-    /// Frames waiting.
-    pub frames: usize,
-    /// Bytes waiting.
-    pub bytes: u64,
-}
 
 /// What a policy wants done with the port's transmitter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

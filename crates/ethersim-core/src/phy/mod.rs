@@ -14,6 +14,7 @@ pub mod lpi;
 pub mod outage;
 pub mod power;
 pub mod practra;
+pub mod queue_view;
 pub mod rate;
 
 pub use bus::{Bus, MacState, MacStep};
@@ -22,10 +23,14 @@ pub use gate::{Closer, FrameClass, GateState, TxGate};
 pub use link::{Arrived, Channel, Direction, Link, Sent, TxId, TxTiming};
 pub use loss::{LossModel, ScriptedLoss};
 pub use lpi::{
-    Coalescing, IdleTimeout, Immediate, LinkEee, Lpi, LpiPolicy, LpiPolicyKind, LpiProfile, LpiState,
-    LpiTotals, LpiUnit, Pending, When,
+    Coalescing, IdleTimeout, Immediate, LinkEee, Lpi, LpiPolicy, LpiPolicyKind, LpiPortReport, LpiProfile,
+    LpiState, LpiTotals, LpiUnit, Pending, When,
 };
 pub use outage::{Outage, OutageSchedule};
 pub use power::PowerModel;
 pub use practra::{PractRa, PractRaSettings};
-pub use rate::{AlrPolicy, LinkView, RatePolicy, RatePolicyKind, RateSwitch, RateSwitching, ScheduledRates};
+pub use queue_view::QueueView;
+pub use rate::{
+    AlrPolicy, LinkView, RatePolicy, RatePolicyKind, RatePortReport, RateSwitch, RateSwitching,
+    ScheduledRates,
+};

@@ -119,7 +119,7 @@ impl RatePolicy for PractRa {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::node::QueueView;
+    use crate::phy::QueueView;
 
     fn rates() -> Vec<BitRate> {
         (1..=10).map(BitRate::mbps).collect()

@@ -18,7 +18,7 @@ pub use flows::Flow;
 pub use network::{Network, Node};
 pub use pool::PacketPool;
 pub use results::{
-    FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult, TcpSeriesResult,
+    FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult, TcpSeriesResult, RECORD_VIEWS,
 };
 pub use trace::{DropReason, PortSeries, Subscriber, Trace, TraceLog, TraceRecord};
 pub use window::MeasureWindow;

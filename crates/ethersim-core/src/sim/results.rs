@@ -11,7 +11,9 @@ use serde_json::{Map, Value};
 
 use crate::engine::StopReason;
 use crate::ids::PortId;
-use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary};
+use crate::node::PausePortReport;
+use crate::phy::{LpiPortReport, RatePortReport};
+use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary, RecordView};
 use crate::time::SimTime;
 use crate::wire::{ethernet, Role};
 
@@ -77,6 +79,10 @@ pub struct FlowResult {
     pub measured_goodput_bps: Option<f64>,
 }
 
+/// The views of the mechanisms' records in the results tables, in the order the front
+/// shows them: adding a mechanism's record is one line here.
+pub const RECORD_VIEWS: [RecordView; 3] = [PausePortReport::VIEW, LpiPortReport::VIEW, RatePortReport::VIEW];
+
 /// The results of one port (one direction of a link).
 #[derive(Clone, Debug, Serialize)]
 pub struct PortResult {
@@ -100,51 +106,17 @@ pub struct PortResult {
     pub control_sent: u64,
     /// MAC control frames received.
     pub control_received: u64,
-    /// Whether the port honours PAUSE.
-    pub honours_pause: bool,
-    /// PAUSE frames this port sent its partner (threshold, refresh, release and periodic).
-    pub pause_sent: u64,
-    /// PAUSE frames it received.
-    pub pause_received: u64,
-    /// Time its data transmissions were paused by PAUSE, s.
-    pub paused_s: f64,
-    /// Whether the port's PHY has Low Power Idle (802.3az); the `lpi_` and energy fields
-    /// are `null` otherwise.
-    pub eee: bool,
-    /// Time the PHY was Active, s.
-    pub lpi_active_s: Option<f64>,
-    /// Time going to sleep, s.
-    pub lpi_sleep_s: Option<f64>,
-    /// Time quiet (asleep between refreshes), s.
-    pub lpi_quiet_s: Option<f64>,
-    /// Time refreshing while asleep, s.
-    pub lpi_refresh_s: Option<f64>,
-    /// Time waking, s.
-    pub lpi_wake_s: Option<f64>,
-    /// Sleeps begun.
-    pub lpi_sleeps: Option<u64>,
-    /// Wakes begun.
-    pub lpi_wakes: Option<u64>,
-    /// Energy of this direction's PHY over the run, J.
-    pub energy_j: Option<f64>,
-    /// Energy the same PHY uses with EEE off (Active power throughout), J.
-    pub energy_eee_off_j: Option<f64>,
-    /// Energy saved against EEE off, percent.
-    pub energy_saved_percent: Option<f64>,
-    /// Whether the port's rate is scaled by link-rate switching (capacity scaling); the
-    /// `service_` fields are `null` otherwise, and the energy ones without a power model.
-    pub rate_scaled: bool,
-    /// Time-weighted mean service rate over the run, bit/s (a change counts from the end
-    /// of its dark time).
-    pub service_rate_mean_bps: Option<f64>,
-    /// How much lower the mean service rate was than the fastest rate, percent.
-    pub service_rate_reduction_percent: Option<f64>,
-    /// Energy of the port by its power model over the run, J.
-    pub service_energy_j: Option<f64>,
-    /// Energy of the same port at its fastest rate throughout, J.
-    pub service_energy_fastest_j: Option<f64>,
-    /// Energy saved against the fastest rate throughout, percent.
-    pub service_energy_saved_percent: Option<f64>,
+    /// IEEE 802.3x flow control: whether the port honours PAUSE, PAUSE frames sent and
+    /// received, time paused.
+    #[serde(flatten)]
+    pub pause: PausePortReport,
+    /// Low Power Idle: time in each PHY state and energy (`null` without EEE).
+    #[serde(flatten)]
+    pub lpi: LpiPortReport,
+    /// Link-rate switching of this port: its mean service rate and energy (`null` when
+    /// its rate is not scaled).
+    #[serde(flatten)]
+    pub rate: RatePortReport,
     /// Frames dropped at this port's queue.
     pub drops: u64,
     /// Bytes dropped at this port's queue.
@@ -608,15 +580,6 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
             let (bytes, frames) = (q.bytes_level(end), q.frames_level(end));
             let link = &net.links[p.link.index()];
             let dir = &link.dirs[p.end];
-            let lpi = link.eee.as_ref().map(|e| (&e.units[e.unit_of(p.end)].lpi, e.power[p.end]));
-            let totals = lpi.map(|(l, _)| l.totals(end));
-            let secs = |k: usize| totals.map(|t| t.time[k].as_secs_f64());
-            let energy = lpi.map(|(l, (active, quiet))| l.energy_with(end, active, quiet));
-            let off = lpi.map(|(_, (active, _))| active * end.as_secs_f64());
-            let scaled = link.rate_switching.as_deref().filter(|r| r.scales(p.end));
-            let fastest = scaled.and_then(|r| r.rates().last()).map(|r| r.as_bps() as f64);
-            let service_energy = scaled.and_then(|r| r.energy_j(end));
-            let service_fastest = scaled.and_then(|r| r.energy_at_fastest_j(end));
             PortResult {
                 node: net.names[p.node.index()].clone(),
                 peer: net.peer_name(crate::ids::PortId(i as u32)).to_owned(),
@@ -628,41 +591,13 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
                 bytes_sent: p.bytes_sent_by(end),
                 control_sent: s.control_sent,
                 control_received: s.control_received,
-                honours_pause: p.pause.rx.honour,
-                pause_sent: p.pause.rx.sent,
-                pause_received: p.pause.rx.received,
-                paused_s: p.pause.rx.paused_time(end).as_secs_f64(),
-                eee: lpi.is_some(),
-                lpi_active_s: secs(0),
-                lpi_sleep_s: secs(1),
-                lpi_quiet_s: secs(2),
-                lpi_refresh_s: secs(3),
-                lpi_wake_s: secs(4),
-                lpi_sleeps: totals.map(|t| t.sleeps),
-                lpi_wakes: totals.map(|t| t.wakes),
-                energy_j: energy,
-                energy_eee_off_j: off,
-                energy_saved_percent: energy
-                    .zip(off)
-                    .map(|(e, o)| if o > 0.0 { 100.0 * (1.0 - e / o) } else { 0.0 }),
-                rate_scaled: scaled.is_some(),
-                service_rate_mean_bps: scaled.map(|_| dir.mean_rate_bps(end)),
-                service_rate_reduction_percent: fastest.map(|f| {
-                    if f > 0.0 {
-                        100.0 * (1.0 - dir.mean_rate_bps(end) / f)
-                    } else {
-                        0.0
-                    }
-                }),
-                service_energy_j: service_energy,
-                service_energy_fastest_j: service_fastest,
-                service_energy_saved_percent: service_energy.zip(service_fastest).map(|(e, f)| {
-                    if f > 0.0 {
-                        100.0 * (1.0 - e / f)
-                    } else {
-                        0.0
-                    }
-                }),
+                pause: p.pause.rx.report(end),
+                lpi: link.eee.as_ref().map_or_else(LpiPortReport::default, |e| e.port_report(p.end, end)),
+                rate: link
+                    .rate_switching
+                    .as_deref()
+                    .filter(|r| r.scales(p.end))
+                    .map_or_else(RatePortReport::default, |r| r.port_report(dir.mean_rate_bps(end), end)),
                 drops: s.drops,
                 dropped_bytes: s.dropped_bytes,
                 wire_losses: s.wire_losses,

@@ -4,6 +4,7 @@ pub mod delay;
 pub mod flow;
 pub mod idle;
 pub mod moments;
+pub mod record;
 pub mod series;
 pub mod time_weighted;
 
@@ -11,5 +12,6 @@ pub use delay::{DelayStats, DelaySummary};
 pub use flow::{DirectionCounters, FlowCounters};
 pub use idle::{IdleBin, IdleIntervals, IdleSummary};
 pub use moments::Moments;
+pub use record::RecordView;
 pub use series::{Series, SeriesLimits};
 pub use time_weighted::TimeWeighted;

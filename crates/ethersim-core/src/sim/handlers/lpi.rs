@@ -9,7 +9,6 @@ use crate::ids::{LinkId, PortId};
 use crate::phy::{Closer, LpiState, Pending, When};
 use crate::sim::event::Event;
 use crate::sim::network::Network;
-use crate::sim::trace::TraceRecord;
 use crate::time::SimTime;
 
 impl Network {
@@ -49,7 +48,7 @@ impl Network {
                 match when {
                     When::Now => {
                         let active_at = unit.begin_wake(now);
-                        self.lpi_gates(sched, ends, dirs, active_at, port);
+                        self.lpi_gates(sched, ends, dirs, active_at, Some(port));
                     }
                     When::At(t)
                         if unit.pending != Pending::Wake || unit.timer.deadline().is_some_and(|d| t < d) =>
@@ -107,7 +106,7 @@ impl Network {
             When::Now => {
                 unit.begin_sleep(now);
                 let ends = self.links[link.index()].ends;
-                self.lpi_gates(sched, ends, dirs, SimTime::NEVER, PortId(u32::MAX));
+                self.lpi_gates(sched, ends, dirs, SimTime::NEVER, None);
             }
             When::At(t) => {
                 unit.pending = Pending::Sleep;
@@ -129,7 +128,7 @@ impl Network {
         let Some(eee) = l.eee.as_deref_mut() else { return };
         let dirs = eee.dirs_of(u);
         eee.units[u].begin_sleep(sched.now());
-        self.lpi_gates(sched, ends, dirs, SimTime::NEVER, PortId(u32::MAX));
+        self.lpi_gates(sched, ends, dirs, SimTime::NEVER, None);
     }
 
     /// The PHY wakes (coalescing's timer): frames wait at both ends, so each end looks.
@@ -139,13 +138,13 @@ impl Network {
         let Some(eee) = l.eee.as_deref_mut() else { return };
         let dirs = eee.dirs_of(u);
         let active_at = eee.units[u].begin_wake(sched.now());
-        self.lpi_gates(sched, ends, dirs, active_at, PortId(u32::MAX));
+        self.lpi_gates(sched, ends, dirs, active_at, None);
     }
 
     /// A PHY transmitting on `dirs` of a link with `ends` slept or woke: the Phy closer of
     /// its ports holds them until `until` (they reopen by themselves when a wake ends). A
-    /// waking port with frames waiting gets its wake-up armed (`by`, whose frame woke the
-    /// PHY, does so itself as it queues it).
+    /// waking port with frames waiting gets its wake-up armed (`by`, if a frame queued
+    /// there woke the PHY, does so itself as it queues it).
     #[inline]
     fn lpi_gates(
         &mut self,
@@ -153,14 +152,13 @@ impl Network {
         ends: [PortId; 2],
         dirs: &[usize],
         until: SimTime,
-        by: PortId,
+        by: Option<PortId>,
     ) {
         let now = sched.now();
         for &d in dirs {
             let port = ends[d];
-            self.ports[port.index()].gate.close(Closer::Phy, until);
-            self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Phy, until });
-            if !until.is_never() && port != by && !self.ports[port.index()].nothing_waits() {
+            self.change_gate(now, port, Closer::Phy, Some(until));
+            if !until.is_never() && Some(port) != by && !self.ports[port.index()].nothing_waits() {
                 self.try_start(sched, port);
             }
         }

@@ -190,19 +190,39 @@ impl Network {
     /// it), replacing its earlier closing. A frame on the wire finishes; a waiting frame
     /// starts when the gate reopens.
     pub fn close_gate(&mut self, sched: &mut Scheduler<Event>, port: PortId, closer: Closer, until: SimTime) {
-        let now = sched.now();
-        self.ports[port.index()].gate.close(closer, until);
-        self.trace.emit(now, || TraceRecord::Gate { port, closer, until });
+        self.change_gate(sched.now(), port, closer, Some(until));
         // A closing that replaces a longer one may reopen sooner: the wake-up moves earlier.
         self.try_start(sched, port);
     }
 
     /// `closer` opens `port`'s gate; a waiting frame starts if nothing else holds it.
     pub fn open_gate(&mut self, sched: &mut Scheduler<Event>, port: PortId, closer: Closer) {
-        let now = sched.now();
-        self.ports[port.index()].gate.open(closer);
-        self.trace.emit(now, || TraceRecord::Gate { port, closer, until: now });
+        self.change_gate(sched.now(), port, closer, None);
         self.try_start(sched, port);
+    }
+
+    /// The one place a mechanism changes a port's gate: `closer` holds it until `until`
+    /// (`Some(SimTime::NEVER)`: until it opens it) or opens it (`None`), and the trace
+    /// path records the change. The caller says when the port looks at its queue again
+    /// ([`Network::close_gate`] and [`Network::open_gate`] at once; a link mechanism
+    /// changing both ends, port by port). The host's interrupt service (`Closer::Driver`)
+    /// is the port's own and is set by the port as a frame ends.
+    pub(in crate::sim) fn change_gate(
+        &mut self,
+        now: SimTime,
+        port: PortId,
+        closer: Closer,
+        until: Option<SimTime>,
+    ) {
+        let gate = &mut self.ports[port.index()].gate;
+        let until = if let Some(until) = until {
+            gate.close(closer, until);
+            until
+        } else {
+            gate.open(closer);
+            now
+        };
+        self.trace.emit(now, || TraceRecord::Gate { port, closer, until });
     }
 
     /// Shows `port`'s queue to its policy, if it has one, and applies its answer; then to

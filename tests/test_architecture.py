@@ -1,0 +1,118 @@
+"""The core's layout is its architecture (docs/architecture.md): these tests keep it so.
+
+- Every reference from one top-level module of ethersim-core to another points down the
+  layer list of ``lib.rs``: no arrow runs back up, so the core has no import circle
+  between layers.
+- Within the scenario layer, no builder imports the orchestrator (``scenario::build``):
+  shared rules live in ``scenario/common.rs``.
+- No source file outside the tests grows past 600 lines; the files that are longer today
+  are listed with their present length and may only shrink.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "crates" / "ethersim-core" / "src"
+
+#: The layers of lib.rs, top first: a module may name modules of its own layer or above.
+LAYERS = [
+    {"time", "ids", "input"},
+    {"engine"},
+    {"wire"},
+    {"stats", "capture"},
+    {"phy"},
+    {"node"},
+    {"transport"},
+    {"app"},
+    {"sim"},
+    {"scenario"},
+    {"run", "error"},
+]
+RANK = {module: i for i, layer in enumerate(LAYERS) for module in layer}
+
+#: Longest a source file may be.
+MAX_LINES = 600
+
+#: Files longer than MAX_LINES today, with their length when this list was made: each may
+#: only shrink (split it, then remove its line here).
+LONG_FILES = {
+    "crates/ethersim-core/src/sim/results.rs": 849,
+    "crates/ethersim-core/src/transport/tcp/conn.rs": 1353,
+    "python/ethersim/cli.py": 620,
+    "python/ethersim/cli_reproduce.py": 779,
+    "python/ethersim/cli_sweep.py": 678,
+    "python/ethersim/studies/capacity_scaling.py": 981,
+    "python/ethersim/studies/capacity_scaling_findings.py": 954,
+    "python/ethersim/studies/contract.py": 780,
+    "python/ethersim/studies/csma.py": 697,
+    "python/ethersim/studies/csma_findings.py": 835,
+    "python/ethersim/studies/rps.py": 723,
+}
+
+
+def _code(path: Path) -> str:
+    """The file's code without its comments and its unit-test module."""
+    text = path.read_text(encoding="utf-8").split("#[cfg(test)]")[0]
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def _core_files() -> list[Path]:
+    return sorted(p for p in CORE.rglob("*.rs") if p.name != "lib.rs")
+
+
+def test_every_core_module_is_in_a_layer() -> None:
+    tops = {p.relative_to(CORE).parts[0].removesuffix(".rs") for p in _core_files()}
+    assert tops == set(RANK), tops ^ set(RANK)
+
+
+def test_no_reference_runs_back_up_the_layers() -> None:
+    upward = []
+    for path in _core_files():
+        top = path.relative_to(CORE).parts[0].removesuffix(".rs")
+        for named in sorted(set(re.findall(r"\bcrate::(\w+)", _code(path)))):
+            assert named in RANK, f"{path}: crate::{named} is in no layer"
+            if RANK[named] > RANK[top]:
+                upward.append(f"{path.relative_to(ROOT)} ({top}) names crate::{named}")
+    assert not upward, "\n".join(upward)
+
+
+def test_no_scenario_builder_imports_the_orchestrator() -> None:
+    scenario = CORE / "scenario"
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in scenario.rglob("*.rs")
+        if p.parent != scenario / "build" or p.name != "mod.rs"
+        if re.search(r"\b(super|scenario)::build::(?!\{?build\b|Built\b)", _code(p))
+    ]
+    assert not offenders, offenders
+
+
+def _sources() -> list[Path]:
+    rust = [
+        p
+        for p in (ROOT / "crates").rglob("*.rs")
+        if "tests" not in p.relative_to(ROOT).parts and p.name != "tests.rs"
+    ]
+    return sorted(rust + list((ROOT / "python" / "ethersim").rglob("*.py")))
+
+
+@pytest.mark.parametrize("path", _sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_source_file_grows_past_600_lines(path: Path) -> None:
+    name = str(path.relative_to(ROOT))
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    limit = LONG_FILES.get(name, MAX_LINES)
+    assert lines <= limit, f"{name} has {lines} lines; at most {limit} (split it by job)"
+
+
+def test_the_long_files_listed_still_exist_and_are_long() -> None:
+    # A file split below the limit leaves the list: the exception goes with it.
+    for name in LONG_FILES:
+        path = ROOT / name
+        assert path.exists(), f"{name} is gone: remove it from LONG_FILES"
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines > MAX_LINES, f"{name} has {lines} lines now: remove it from LONG_FILES"
