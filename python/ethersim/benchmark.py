@@ -81,4 +81,12 @@ def run_all(names: list[str] | None = None) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    sys.stdout.write(json.dumps(measure_one(bench_scenarios()[sys.argv[1]])))
+    # The child process of `ethersim bench`: one scenario's figures as JSON.
+    scenarios = bench_scenarios()
+    if len(sys.argv) != 2 or sys.argv[1] not in scenarios:
+        sys.stderr.write(
+            "usage: python -m ethersim.benchmark NAME (one bench scenario: "
+            f"{', '.join(scenarios)}); `ethersim bench` runs them all\n"
+        )
+        sys.exit(2)
+    sys.stdout.write(json.dumps(measure_one(scenarios[sys.argv[1]])))
