@@ -6,19 +6,31 @@
 //! Each application kind adds its own figures to its flow's row (see
 //! [`Endpoint::report`](crate::app::Endpoint::report)); this module lists no kind.
 
-use serde::Serialize;
-use serde_json::{Map, Value};
+mod mpi;
+mod segment;
+mod series;
+mod window;
+
+pub use mpi::{IdleBinResult, JobNodeResult, JobResult};
+pub use segment::StationResult;
+pub use series::{SeriesResult, TcpSeriesResult};
+pub use window::WindowResult;
 
 use crate::engine::StopReason;
 use crate::ids::PortId;
 use crate::node::PausePortReport;
 use crate::phy::{LpiPortReport, RatePortReport};
+use crate::sim::network::{Network, Node};
 use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary, RecordView};
 use crate::time::SimTime;
 use crate::wire::{ethernet, Role};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
-use super::network::{Network, Node};
-use super::trace::Subscriber;
+use self::mpi::{idle_interval_results, job_node_results, job_results};
+use self::segment::station_results;
+use self::series::{series_results, tcp_series_results};
+use self::window::{per_s, window_delta, WindowDelta};
 
 /// The results of one flow.
 #[derive(Clone, Debug, Serialize)]
@@ -187,230 +199,6 @@ pub struct HostResult {
     pub rx_drops: u64,
 }
 
-/// The results of one station of a shared-medium segment (CSMA/CD). Counters cover the
-/// measurement window when the scenario has one (a frame counts when it is sent or
-/// dropped), otherwise the whole run.
-#[derive(Clone, Debug, Serialize)]
-pub struct StationResult {
-    /// The segment.
-    pub segment: String,
-    /// The station's node.
-    pub node: String,
-    /// Its position on the cable, m.
-    pub position_m: f64,
-    /// Frames sent whole.
-    pub frames_sent: u64,
-    /// Their bytes (header to FCS, padded).
-    pub bytes_sent: u64,
-    /// Bit rate in wire bits: each frame with its preamble and inter-frame gap (20 B),
-    /// bit/s. Equal to the CSMA/CD capacity study's accounting (frame without FCS, plus 24
-    /// B per frame).
-    pub bit_rate_bps: f64,
-    /// Frames sent whole per second.
-    pub frame_rate_per_s: f64,
-    /// Transmission delay (the MAC taking the frame to the last bit of its successful
-    /// attempt): mean, s.
-    pub delay_mean_s: f64,
-    /// Its standard deviation, s.
-    pub delay_std_s: f64,
-    /// The delay less the frame's collision-free transmission time (preamble and frame),
-    /// mean, s.
-    pub excess_delay_mean_s: f64,
-    /// Collisions suffered by the frames sent or dropped.
-    pub collisions: u64,
-    /// Collisions per frame the MAC finished with (sent or dropped).
-    pub collisions_per_frame: f64,
-    /// Frames dropped after 16 collisions.
-    pub drops: u64,
-    /// The span the counters cover, s.
-    pub span_s: f64,
-}
-
-/// One quantity of one port over time, as change points.
-#[derive(Clone, Debug, Serialize)]
-pub struct SeriesResult {
-    /// The port, `node->peer`.
-    pub port: String,
-    /// `queue_bytes`, `queue_frames`, `gate_open`, `pause_received` (PAUSE frames
-    /// received so far), `rate_bps` (the port's rate), `offered_bytes` (bytes of data
-    /// frames offered to it so far, queued or dropped) or `lpi_state` (0 active, 1 sleep,
-    /// 2 quiet, 3 wake).
-    pub quantity: &'static str,
-    /// Instants of the changes, ps.
-    pub t_ps: Vec<u64>,
-    /// The level from each instant on.
-    pub value: Vec<u64>,
-    /// Changes merged into buckets rather than kept as points (past the series' point
-    /// limit; 0 while it holds).
-    pub dropped_points: u64,
-    /// Past the point limit, the width of the buckets each of which keeps its lowest,
-    /// highest and last level, ps; 0 when every change is kept.
-    pub bucket_ps: u64,
-}
-
-/// One quantity of one TCP sender over time, as change points.
-#[derive(Clone, Debug, Serialize)]
-pub struct TcpSeriesResult {
-    /// The flow (application name).
-    pub flow: String,
-    /// `cwnd`, `ssthresh`, `flight` (bytes), `srtt` or `rto` (ps).
-    pub quantity: &'static str,
-    /// Instants of the changes, ps.
-    pub t_ps: Vec<u64>,
-    /// The level from each instant on.
-    pub value: Vec<u64>,
-    /// Changes merged into buckets rather than kept as points (past the series' point
-    /// limit; 0 while it holds).
-    pub dropped_points: u64,
-    /// Past the point limit, the width of the buckets each of which keeps its lowest,
-    /// highest and last level, ps; 0 when every change is kept.
-    pub bucket_ps: u64,
-}
-
-/// The results of one MPI job: the profile the EEE performance model needs.
-#[derive(Clone, Debug, Serialize)]
-pub struct JobResult {
-    /// Job name.
-    pub name: String,
-    /// Ranks.
-    pub ranks: u32,
-    /// Hosts.
-    pub nodes: u32,
-    /// Ranks per host.
-    pub processes_per_node: u32,
-    /// Whether every rank finished its program.
-    pub completed: bool,
-    /// From the start until the last rank finished, s (`null` if unfinished).
-    pub elapsed_s: Option<f64>,
-    /// The same, ps (exact).
-    pub elapsed_ps: Option<u64>,
-    /// Operations rank 0 completed (for the synthetic benchmark: its iterations and the
-    /// final sleep).
-    pub operations: u64,
-    /// Messages between hosts (on the network).
-    pub messages: u64,
-    /// Their payload bytes.
-    pub bytes: u64,
-    /// Frames they took.
-    pub frames: u64,
-    /// Messages between ranks of one host (never on the network).
-    pub intra_messages: u64,
-    /// Messages between hosts per host: the model's communications per node, `n`.
-    pub communications_per_node: f64,
-    /// Mean payload bytes per message between hosts: the model's `S`.
-    pub mean_bytes: f64,
-    /// Mean time between the ends of rank 0's successive calls (one iteration of the
-    /// synthetic benchmark: a sleep and a call), s.
-    pub operation_mean_s: Option<f64>,
-    /// Their standard deviation, s.
-    pub operation_std_s: Option<f64>,
-    /// Means of up to 20 equal consecutive batches of those times, s (for a batch-means
-    /// confidence interval).
-    pub operation_batch_means_s: Vec<f64>,
-}
-
-/// What the ranks on one host of an MPI job sent and received.
-#[derive(Clone, Debug, Serialize)]
-pub struct JobNodeResult {
-    /// Job name.
-    pub job: String,
-    /// Host.
-    pub node: String,
-    /// Ranks on it.
-    pub ranks: u32,
-    /// What its ranks sent and received.
-    #[serde(flatten)]
-    pub counts: crate::app::mpi::MpiNodeStats,
-    /// When its last rank finished, s from the job's start (`null` if unfinished).
-    pub finished_s: Option<f64>,
-}
-
-fn job_results(net: &Network) -> Vec<JobResult> {
-    net.jobs
-        .iter()
-        .map(|job| {
-            let nodes: Vec<&crate::app::mpi::MpiNode> =
-                job.endpoints.iter().filter_map(|e| net.endpoints[e.index()].as_mpi()).collect();
-            let sum = |f: fn(&crate::app::mpi::MpiNodeStats) -> u64| {
-                nodes.iter().map(|n| f(&n.stats())).sum::<u64>()
-            };
-            let (messages, bytes) = (sum(|s| s.messages_sent), sum(|s| s.bytes_sent));
-            let finished: Option<SimTime> =
-                nodes.iter().try_fold(SimTime::ZERO, |t, n| n.finished_at().map(|f| f.max(t)));
-            // Rank 0 is on the job's first node, which times its calls.
-            let timing = nodes.first().and_then(|n| n.call_timing());
-            JobResult {
-                name: job.name.clone(),
-                ranks: job.ranks,
-                nodes: job.hosts.len() as u32,
-                processes_per_node: job.per_node,
-                completed: finished.is_some(),
-                elapsed_s: finished.map(|f| (f - job.start).as_secs_f64()),
-                elapsed_ps: finished.map(|f| (f - job.start).as_ps()),
-                operations: nodes.first().map_or(0, |n| n.first_rank_ops()),
-                messages,
-                bytes,
-                frames: sum(|s| s.frames_sent),
-                intra_messages: sum(|s| s.intra_messages),
-                communications_per_node: messages as f64 / job.hosts.len() as f64,
-                mean_bytes: if messages == 0 { 0.0 } else { bytes as f64 / messages as f64 },
-                operation_mean_s: timing.and_then(crate::app::mpi::CallTiming::mean_s),
-                operation_std_s: timing.and_then(crate::app::mpi::CallTiming::std_s),
-                operation_batch_means_s: timing.map_or_else(Vec::new, |t| t.batch_means_s().to_vec()),
-            }
-        })
-        .collect()
-}
-
-fn job_node_results(net: &Network) -> Vec<JobNodeResult> {
-    let mut rows = Vec::new();
-    for job in &net.jobs {
-        for (&e, &host) in job.endpoints.iter().zip(&job.hosts) {
-            let Some(n) = net.endpoints[e.index()].as_mpi() else { continue };
-            rows.push(JobNodeResult {
-                job: job.name.clone(),
-                node: net.names[host.index()].clone(),
-                ranks: n.local_ranks(),
-                counts: n.stats(),
-                finished_s: n.finished_at().map(|f| (f - job.start).as_secs_f64()),
-            });
-        }
-    }
-    rows
-}
-
-/// One bin of a port's idle-interval histogram.
-#[derive(Clone, Debug, Serialize)]
-pub struct IdleBinResult {
-    /// Node owning the port.
-    pub node: String,
-    /// Node at the other end.
-    pub peer: String,
-    /// Lower edge, s.
-    pub lower_s: f64,
-    /// Upper edge, s (bins are within 1% of their values).
-    pub upper_s: f64,
-    /// Idle intervals in [`lower_s`, `upper_s`).
-    pub count: u64,
-}
-
-fn idle_interval_results(net: &Network) -> Vec<IdleBinResult> {
-    let mut rows = Vec::new();
-    for (i, p) in net.ports.iter().enumerate() {
-        let peer = net.peer_name(PortId(i as u32));
-        for b in p.idle_intervals().map_or_else(Vec::new, IdleIntervals::bins) {
-            rows.push(IdleBinResult {
-                node: net.names[p.node.index()].clone(),
-                peer: peer.to_owned(),
-                lower_s: b.lower_s,
-                upper_s: b.upper_s,
-                count: b.count,
-            });
-        }
-    }
-    rows
-}
-
 /// Everything a run reports that simulation determines (no wall-clock figures).
 #[derive(Clone, Debug, Serialize)]
 pub struct RunSummary {
@@ -453,61 +241,6 @@ pub struct RunSummary {
     pub window: Option<WindowResult>,
     /// Per packet capture: its file and what it holds.
     pub captures: Vec<crate::capture::CaptureResult>,
-}
-
-/// The span a measurement window covered.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct WindowResult {
-    /// Its start, s.
-    pub from_s: f64,
-    /// Its end (the run's end, if that came first), s.
-    pub until_s: f64,
-}
-
-/// The differences of the window's counters, and its span in seconds.
-struct WindowDelta {
-    span_s: f64,
-    ports: Vec<(u64, u64)>,
-    flows: Vec<(u64, u64)>,
-    result: WindowResult,
-}
-
-fn window_delta(net: &Network, end: SimTime) -> Option<WindowDelta> {
-    let w = net.window.as_deref()?;
-    let start = w.at_start.as_ref()?;
-    let (until, stop) = match &w.at_end {
-        Some((t, c)) => (*t, c.clone()),
-        None => (end.min(w.until), net.settled_counts()),
-    };
-    let diff = |a: &[(u64, u64)], b: &[(u64, u64)]| -> Vec<(u64, u64)> {
-        a.iter().zip(b).map(|(s, e)| (e.0 - s.0, e.1 - s.1)).collect()
-    };
-    Some(WindowDelta {
-        span_s: until.saturating_since(w.from).as_secs_f64(),
-        ports: diff(&start.ports, &stop.ports),
-        flows: diff(&start.flows, &stop.flows),
-        result: WindowResult {
-            from_s: (w.from - SimTime::ZERO).as_secs_f64(),
-            until_s: (until - SimTime::ZERO).as_secs_f64(),
-        },
-    })
-}
-
-/// `count` per frame of `frames` (0 without frames).
-fn per_frame(count: u64, frames: u64) -> f64 {
-    if frames > 0 {
-        count as f64 / frames as f64
-    } else {
-        0.0
-    }
-}
-
-fn per_s(count: f64, span_s: f64) -> f64 {
-    if span_s > 0.0 {
-        count / span_s
-    } else {
-        0.0
-    }
 }
 
 fn flow_results(
@@ -615,102 +348,6 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
             }
         })
         .collect()
-}
-
-fn station_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Vec<StationResult> {
-    let span_s = match (net.window.as_deref(), window) {
-        (Some(_), Some(w)) => w.span_s,
-        (Some(_), None) => 0.0, // the run ended before the window began
-        (None, _) => end.as_secs_f64(),
-    };
-    let mut out = Vec::new();
-    for bus in net.links.iter().filter_map(|l| l.as_bus()) {
-        for st in &bus.stations {
-            let s = &st.stats;
-            let frames = s.frames_sent;
-            let wire_bits = (s.bytes_sent + frames * ethernet::WIRE_OVERHEAD.get()) as f64 * 8.0;
-            out.push(StationResult {
-                segment: bus.name.clone(),
-                node: net.names[st.node.index()].clone(),
-                position_m: st.position_m,
-                frames_sent: frames,
-                bytes_sent: s.bytes_sent,
-                bit_rate_bps: per_s(wire_bits, span_s),
-                frame_rate_per_s: per_s(frames as f64, span_s),
-                delay_mean_s: s.delay.mean(),
-                delay_std_s: s.delay.std_dev(),
-                excess_delay_mean_s: s.excess_delay.mean(),
-                collisions: s.collisions,
-                collisions_per_frame: per_frame(s.collisions, frames + s.drops),
-                drops: s.drops,
-                span_s,
-            });
-        }
-    }
-    out
-}
-
-fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
-    let mut out = Vec::new();
-    for s in net.trace.subscribers() {
-        let Subscriber::Series(series) = s else { continue };
-        let series = series.settled(end);
-        let port = net.port_name(series.port);
-        let p = &net.ports[series.port.index()];
-        let lpi =
-            net.links[p.link.index()].eee.as_ref().and_then(|e| e.units[e.unit_of(p.end)].lpi.series(end));
-        if let Some(mut s) = lpi {
-            // The PHY's series may serve two ports with different windows: this port's.
-            let l = series.limits;
-            let level = s.points.iter().take_while(|p| p.0 <= l.from).last().map_or(0, |p| p.1);
-            s.points.retain(|p| p.0 > l.from && p.0 < l.until);
-            s.points.insert(0, (l.from, level));
-            out.push(SeriesResult {
-                port: port.clone(),
-                quantity: "lpi_state",
-                t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
-                value: s.points.iter().map(|p| p.1).collect(),
-                dropped_points: s.dropped_points,
-                bucket_ps: s.bucket.0,
-            });
-        }
-        for (quantity, s) in [
-            ("queue_bytes", &series.queue_bytes),
-            ("queue_frames", &series.queue_frames),
-            ("gate_open", &series.gate_open),
-            ("pause_received", &series.pause_received),
-            ("rate_bps", &series.rate_bps),
-            ("offered_bytes", &series.offered_bytes),
-        ] {
-            out.push(SeriesResult {
-                port: port.clone(),
-                quantity,
-                t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
-                value: s.points.iter().map(|p| p.1).collect(),
-                dropped_points: s.dropped_points,
-                bucket_ps: s.bucket.0,
-            });
-        }
-    }
-    out
-}
-
-fn tcp_series_results(net: &Network) -> Vec<TcpSeriesResult> {
-    let mut out = Vec::new();
-    for flow in &net.flows {
-        let Some(series) = net.endpoints[flow.ends[0].index()].tcp_series() else { continue };
-        for (quantity, s) in series.named() {
-            out.push(TcpSeriesResult {
-                flow: flow.name.clone(),
-                quantity,
-                t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
-                value: s.points.iter().map(|p| p.1).collect(),
-                dropped_points: s.dropped_points,
-                bucket_ps: s.bucket.0,
-            });
-        }
-    }
-    out
 }
 
 /// Builds the summary of `net` at simulated time `end`.
