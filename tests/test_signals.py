@@ -71,8 +71,14 @@ COMMANDS = {
     # 2 GB: about a second of simulation, so "while working" lands in the work, not in
     # the writing (where a stop waits and the command finishes whole).
     "run": (
-        ["run", str(ROOT / "examples" / "tcp-file.toml"), "--set", "apps[0].size=2 GB"]
-        + ["--out", "out"],
+        [
+            "run",
+            str(ROOT / "examples" / "tcp-file.toml"),
+            "--set",
+            "apps[0].size=2 GB",
+            "--out",
+            "out",
+        ],
         "out",
     ),
     "reproduce": (["reproduce", "csma", "--quick", "--out", "out"], "out"),
