@@ -11,10 +11,10 @@ from typing import Any
 import ethersim
 import pandas as pd
 import pytest
+from ethersim.batch import recording, run_many
 from ethersim.errors import ScenarioError
 from ethersim.studies import contract, sensitivity
 from ethersim.studies.contract import Outcome, Study
-from ethersim.studies.runner import recording, run_many
 
 PING = """
 name = "contract-ping"
@@ -302,7 +302,7 @@ reason = "both together"
     seen: list[list[str]] = []
 
     def reproduce(**changes: Any) -> Any:
-        from ethersim.studies.runner import active_overrider
+        from ethersim.batch import active_overrider
 
         overrider = active_overrider()
         seen.append(overrider(PING) if overrider is not None else [])

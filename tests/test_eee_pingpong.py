@@ -76,16 +76,16 @@ def test_on_a_local_dask_cluster_the_reproduction_and_its_sensitivity_are_the_sa
     workers (other processes): the tables are byte-identical to the threads' run."""
     import os
 
-    from ethersim.studies import runner
+    from ethersim import batch
 
     where: list[int] = []
-    on_cluster = runner._run_on_cluster
+    on_cluster = batch._run_on_cluster
 
     def counted(cluster: Any, *args: Any) -> Any:
         where.extend(cluster.client.run(os.getpid).values())
         return on_cluster(cluster, *args)
 
-    monkeypatch.setattr(runner, "_run_on_cluster", counted)
+    monkeypatch.setattr(batch, "_run_on_cluster", counted)
     here, there = tmp_path / "threads", tmp_path / "dask"
     for out, extra in ((here, []), (there, ["--dask-local", "--jobs", "2"])):
         r = invoke(

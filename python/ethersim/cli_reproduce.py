@@ -88,12 +88,13 @@ def _reproduce_into(
     the setup ledger and the report. ``cluster`` (a scheduler address, or a local
     cluster) runs every simulation of the study and its sensitivity points on Dask.
     Returns what it found and where it was written."""
+    from ethersim.batch import on_cluster, recording
     from ethersim.results import check_output_folder, import_writers, output_path, write_folder
     from ethersim.safe_write import missing_folders, remove_folders
     from ethersim.studies import contract
     from ethersim.studies import sensitivity as sens
     from ethersim.studies.registry import study
-    from ethersim.studies.runner import is_reproduction_folder, on_cluster, recording
+    from ethersim.studies.runner import is_reproduction_folder
 
     table = None
     # The folders above the output this command creates (the runs' database, say): a

@@ -37,16 +37,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.batch import Progress, active_overrider, default_jobs, run_many, write_table
 from ethersim.safe_write import make_folders
 from ethersim.sizing import bdp_bytes, bdp_frames
-from ethersim.studies.runner import (
-    Progress,
-    active_overrider,
-    default_jobs,
-    run_many,
-    write_marker,
-    write_table,
-)
+from ethersim.studies.runner import write_marker
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -719,27 +713,18 @@ def _panels(table: pd.DataFrame, setting: str) -> list[tuple[str, pd.DataFrame]]
     return [("single flow", rows)]
 
 
-def _save(fig: Any, path: Path) -> None:
-    """Saves ``fig`` as PNG, or SVG without a date (so reruns write the same bytes)."""
-    if path.suffix == ".svg":
-        fig.savefig(path, metadata={"Date": None})
-    else:
-        fig.savefig(path, dpi=120)
-
-
 def _figures(rep: Reproduction, folder: Path) -> None:
     """One figure per metric and setting: a curve per RTT against mRCI (a panel per
     ``b_on`` or ``BN``); and one per recorded time series."""
-    import matplotlib
+    from ethersim.figures import prepare, write_figure
 
-    matplotlib.use("Agg")
+    prepare(folder)
     import matplotlib.pyplot as plt
 
     from ethersim.studies.contract import draw_published
     from ethersim.studies.registry import study
 
     published = study("capacity-scaling").published()
-    folder.mkdir()
     for metric, ci, label in FIGURES:
         for setting in SETTINGS:
             panels = _panels(rep.table, setting)
@@ -769,9 +754,7 @@ def _figures(rep: Reproduction, folder: Path) -> None:
             axes[0][-1].legend(fontsize=8)
             fig.suptitle(f"capacity scaling, {setting}")
             fig.tight_layout()
-            for ext in ("png", "svg"):
-                _save(fig, folder / f"{metric}_{setting}.{ext}")
-            plt.close(fig)
+            write_figure(fig, folder, f"{metric}_{setting}")
     for name, ts in rep.timeseries.items():
         fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
         for pc, style in ((True, "-"), (False, "--")):
@@ -802,9 +785,7 @@ def _figures(rep: Reproduction, folder: Path) -> None:
         bottom.legend(fontsize=7)
         top.set_title(name.replace("_", ", "))
         fig.tight_layout()
-        for ext in ("png", "svg"):
-            _save(fig, folder / f"timeseries_{name}.{ext}")
-        plt.close(fig)
+        write_figure(fig, folder, f"timeseries_{name}")
 
 
 def _extra(row: Any) -> str:

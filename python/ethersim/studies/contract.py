@@ -215,7 +215,7 @@ class Study(Generic[Rep]):
     """What the contract needs of one study: its name and its evaluators by quantity.
 
     The setup ledger is checked against every scenario the reproduction ran through
-    :func:`ethersim.studies.runner.run_many` (recorded there); a study that runs
+    :func:`ethersim.batch.run_many` (recorded there); a study that runs
     scenarios another way (on the sweeps machinery) names them with ``scenarios`` and
     the key paths its sweep grids set with ``extra_keys``.
     """
@@ -472,20 +472,20 @@ def _marker(raw: Mapping[str, Any], where: str, kind: str) -> Marker | None:
 def draw_published(ax: Any, published: Published, figure: str, panel: str = "") -> None:
     """Draws on ``ax`` every published value whose marker names ``figure`` and ``panel``:
     black stars, one legend entry ("paper") for all of them, each labelled with its
-    finding's id. Draws nothing where no finding has such a marker."""
-    points = [
-        (x, f.published, f.id)
-        for f in published.findings
-        if f.marker is not None and f.marker.figure == figure and f.marker.panel == panel
-        for x in f.marker.x
-        if f.published is not None
-    ]
-    for k, (x, y, fid) in enumerate(points):
-        ax.plot(
-            [x], [y], "*", color="black", markersize=10, linestyle="none",
-            label="paper (its text)" if k == 0 else None, zorder=5,
-        )  # fmt: skip
-        ax.annotate(fid, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=6)
+    finding's id (:func:`ethersim.figures.mark_published`). Draws nothing where no
+    finding has such a marker."""
+    from ethersim.figures import mark_published
+
+    mark_published(
+        ax,
+        (
+            (x, f.published, f.id)
+            for f in published.findings
+            if f.marker is not None and f.marker.figure == figure and f.marker.panel == panel
+            for x in f.marker.x
+            if f.published is not None
+        ),
+    )
 
 
 def _setup(raw: Mapping[str, Any], where: str, ids: set[str], options: set[str]) -> SetupEntry:
@@ -764,7 +764,7 @@ def write(
     """Writes ``comparison.csv`` and ``setup.csv`` into ``folder`` and opens its
     ``summary.md`` (written by the study) with :func:`summary_header`. ``ran`` are the
     scenario texts the reproduction ran. Returns the comparison."""
-    from ethersim.studies.runner import write_csv
+    from ethersim.batch import write_csv
 
     comparison = compare(published, study, rep)
     write_csv(comparison, folder / "comparison.csv")

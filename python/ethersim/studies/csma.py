@@ -65,14 +65,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.safe_write import make_folders
-from ethersim.studies.runner import (
-    Progress,
-    default_jobs,
-    run_many,
-    write_marker,
-    write_table,
-)
+from ethersim.batch import Progress, default_jobs, run_many, write_table
+from ethersim.studies.runner import write_marker
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -459,9 +453,9 @@ METRICS = (
 
 
 def _save(fig: Figure, folder: Path, name: str) -> None:
-    fig.savefig(folder / f"{name}.png", dpi=110)
-    # SVG without dates or random ids, so that the same run writes the same bytes.
-    fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
+    from ethersim.figures import write_figure
+
+    write_figure(fig, folder, name, dpi=110)
 
 
 def _styles(labels: list[str]) -> dict[str, tuple[Any, str]]:
@@ -480,13 +474,11 @@ def _styles(labels: list[str]) -> dict[str, tuple[Any, str]]:
 
 
 def _figures(rep: Reproduction, folder: Path) -> None:
-    import matplotlib
+    from ethersim.figures import prepare
 
-    matplotlib.use("Agg")
+    prepare(folder)
     import matplotlib.pyplot as plt
 
-    plt.rcParams["svg.hashsalt"] = "ethersim"
-    make_folders(folder)
     from ethersim.studies.contract import draw_published
     from ethersim.studies.registry import study
 
@@ -521,7 +513,6 @@ def _figures(rep: Reproduction, folder: Path) -> None:
                 handles.setdefault(text, handle)
         fig.legend(list(handles.values()), list(handles), loc="outside right upper", fontsize=8)
         _save(fig, folder, name)
-        plt.close(fig)
     # The estimate against the long net's fixed lengths.
     fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
     long = t[t.layout == "long"]
@@ -536,7 +527,6 @@ def _figures(rep: Reproduction, folder: Path) -> None:
     ax.set_title("long net: simulated (markers) against the Metcalfe-Boggs estimate (dotted)")
     ax.legend(fontsize=7, ncol=2)
     _save(fig, folder, "metcalfe_boggs")
-    plt.close(fig)
 
 
 def _hosts(n: int) -> str:

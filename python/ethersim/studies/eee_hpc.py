@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.safe_write import make_folders
-from ethersim.studies.runner import Progress, default_jobs, run_many, write_marker, write_table
+from ethersim.batch import Progress, default_jobs, run_many, write_table
+from ethersim.studies.runner import write_marker
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -390,20 +390,16 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
 
 
 def _figures(rep: Reproduction, folder: Path) -> None:
-    import matplotlib
+    from ethersim.figures import prepare, write_figure
 
-    matplotlib.use("Agg")
+    prepare(folder)
     import matplotlib.pyplot as plt
     import numpy as np
 
-    plt.rcParams["svg.hashsalt"] = "ethersim"
-    make_folders(folder)
     t = rep.points
 
     def save(fig: Any, name: str) -> None:
-        fig.savefig(folder / f"{name}.png", dpi=120)
-        fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
-        plt.close(fig)
+        write_figure(fig, folder, name)
 
     # The fitted curves over the simulated points, per process count and model.
     fig, axes = plt.subplots(

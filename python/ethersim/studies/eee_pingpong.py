@@ -19,14 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.safe_write import make_folders
-from ethersim.studies.runner import (
-    Progress,
-    default_jobs,
-    run_many,
-    write_marker,
-    write_table,
-)
+from ethersim.batch import Progress, default_jobs, run_many, write_table
+from ethersim.studies.runner import write_marker
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -173,16 +167,14 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
 
 
 def _figure(rep: Reproduction, folder: Path) -> None:
-    import matplotlib
+    from ethersim.figures import prepare, write_figure
 
-    matplotlib.use("Agg")
+    prepare(folder)
     import matplotlib.pyplot as plt
 
     from ethersim.studies.contract import draw_published
     from ethersim.studies.registry import study
 
-    plt.rcParams["svg.hashsalt"] = "ethersim"
-    make_folders(folder)
     fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
     for pinger in (0, 1):
         rows = rep.table[rep.table.pinger == pinger]
@@ -200,9 +192,7 @@ def _figure(rep: Reproduction, folder: Path) -> None:
     ax.set_ylabel("response delay: mean RTT, EEE on - off (us)")
     ax.set_title("1000BASE-T EEE link to host 0: idle timeout 1 ms, Tw 60 us, sleep finishes")
     ax.legend(fontsize=8)
-    fig.savefig(folder / "response_delay.png", dpi=120)
-    fig.savefig(folder / "response_delay.svg", metadata={"Date": None})
-    plt.close(fig)
+    write_figure(fig, folder, "response_delay")
 
 
 def _summary(rep: Reproduction) -> str:

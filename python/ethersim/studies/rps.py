@@ -47,16 +47,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.batch import Progress, Tick, default_jobs, run_many, write_csv, write_table
 from ethersim.models import burst_loss
-from ethersim.studies.runner import (
-    Progress,
-    Tick,
-    default_jobs,
-    run_many,
-    write_csv,
-    write_marker,
-    write_table,
-)
+from ethersim.studies.runner import write_marker
 
 if TYPE_CHECKING:
     import pandas as pd

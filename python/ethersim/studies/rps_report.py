@@ -6,8 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.safe_write import make_folders
-
 if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.axes import Axes
@@ -23,25 +21,15 @@ PS = 1e-12
 EVENT_WINDOW_S = (0.99, 1.09)
 
 
-def _save(fig: Figure, folder: Path, name: str) -> None:
-    fig.savefig(folder / f"{name}.png", dpi=120)
-    # SVG without dates or random ids, so that the same run writes the same bytes.
-    fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
-
-
 def _label(protocol: str, honours: bool) -> str:
     return f"{protocol.upper()}, server {'honours' if honours else 'ignores'} PAUSE"
 
 
 def figures(rep: Reproduction, folder: Path) -> list[Path]:
     """Draws the study's figures into ``folder`` (PNG and SVG each); returns the PNGs."""
-    import matplotlib
+    from ethersim.figures import prepare, write_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams["svg.hashsalt"] = "ethersim"
-    make_folders(folder)
+    prepare(folder)
     drawn = []
     for name, draw in (
         ("transfer_time", _transfer_time),
@@ -49,9 +37,7 @@ def figures(rep: Reproduction, folder: Path) -> list[Path]:
         ("burst_loss", _burst_loss),
         ("pause_event", _pause_event),
     ):
-        fig = draw(rep)
-        _save(fig, folder, name)
-        plt.close(fig)
+        write_figure(draw(rep), folder, name)
         drawn.append(folder / f"{name}.png")
     return drawn
 
