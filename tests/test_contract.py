@@ -14,7 +14,7 @@ import pytest
 from ethersim.batch import recording, run_many
 from ethersim.errors import ScenarioError
 from ethersim.studies import contract, sensitivity
-from ethersim.studies.contract import Outcome, Study
+from ethersim.studies.contract import Findings, Outcome
 
 PING = """
 name = "contract-ping"
@@ -50,7 +50,7 @@ def _never(rep: Any, where: Mapping[str, Any]) -> Outcome:
 
 
 EVALUATORS = {"rtt_us": _rtt_us, "rtt_below": _rtt_below, "never": _never}
-STUDY: Study[Any] = Study("ping", EVALUATORS)
+STUDY: Findings[Any] = Findings("ping", EVALUATORS)
 
 FILE = """
 study = "ping"

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from cli_helpers import invoke
 from ethersim.studies import eee_pingpong as study
-from ethersim.studies.eee_pingpong_findings import STUDY
+from ethersim.studies.eee_pingpong_findings import FINDINGS
 
 
 @pytest.fixture(scope="module")
@@ -99,5 +99,5 @@ def test_on_a_local_dask_cluster_the_reproduction_and_its_sensitivity_are_the_sa
     # The study's runs and every sensitivity point's went to the two worker processes.
     from ethersim.studies import sensitivity
 
-    assert len(where) >= 2 * (1 + len(sensitivity.points(STUDY.published())))
+    assert len(where) >= 2 * (1 + len(sensitivity.points(FINDINGS.published())))
     assert len(set(where)) == 2 and os.getpid() not in where

@@ -50,12 +50,12 @@ __all__ = [
     "SETUP_COLUMNS",
     "VERDICTS",
     "Finding",
+    "Findings",
     "Joint",
     "Marker",
     "Outcome",
     "Published",
     "SetupEntry",
-    "Study",
     "compare",
     "counts",
     "draw_published",
@@ -211,8 +211,9 @@ Evaluator = Callable[[Any, Mapping[str, Any]], Outcome]
 
 
 @dataclass(frozen=True)
-class Study(Generic[Rep]):
-    """What the contract needs of one study: its name and its evaluators by quantity.
+class Findings(Generic[Rep]):
+    """What the contract needs of one study: its name and its evaluators by quantity
+    (each study's ``*_findings`` module has one, ``FINDINGS``).
 
     The setup ledger is checked against every scenario the reproduction ran through
     :func:`ethersim.batch.run_many` (recorded there); a study that runs
@@ -546,7 +547,7 @@ def _toml_value(v: str | float | bool) -> str:
 # --- comparison -------------------------------------------------------------------------
 
 
-def compare(published: Published, study: Study[Rep], rep: Rep) -> pd.DataFrame:
+def compare(published: Published, study: Findings[Rep], rep: Rep) -> pd.DataFrame:
     """``comparison.csv``: every published finding beside what the reproduction gives."""
     rows = []
     for f in published.findings:
@@ -689,7 +690,7 @@ def matches(parameter: str, path: str) -> bool:
     return _pattern(parameter).match(path) is not None
 
 
-def set_keys(study: Study[Rep], rep: Rep, ran: Iterable[str]) -> dict[str, list[Any]]:
+def set_keys(study: Findings[Rep], rep: Rep, ran: Iterable[str]) -> dict[str, list[Any]]:
     """Every key path the reproduction's scenarios set, with the values they set: the
     scenario texts it ran (``ran``), those the study names, and its sweeps' grid keys."""
     keys: dict[str, list[Any]] = {}
@@ -759,7 +760,7 @@ def ledger(published: Published, keys: Mapping[str, list[Any]]) -> pd.DataFrame:
 
 
 def write(
-    published: Published, study: Study[Rep], rep: Rep, ran: Iterable[str], folder: Path
+    published: Published, study: Findings[Rep], rep: Rep, ran: Iterable[str], folder: Path
 ) -> pd.DataFrame:
     """Writes ``comparison.csv`` and ``setup.csv`` into ``folder`` and opens its
     ``summary.md`` (written by the study) with :func:`summary_header`. ``ran`` are the

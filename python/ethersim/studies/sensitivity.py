@@ -29,7 +29,7 @@ import pandas as pd
 
 from ethersim.batch import overriding
 from ethersim.errors import ScenarioError
-from ethersim.studies.contract import Published, Study, compare, parse_toml
+from ethersim.studies.contract import Findings, Published, compare, parse_toml
 
 __all__ = [
     "SENSITIVITY_COLUMNS",
@@ -190,7 +190,7 @@ def _fingerprint(study: str, options: Mapping[str, Any]) -> str:
 
 
 def run(
-    study: Study[Any],
+    study: Findings[Any],
     published: Published,
     reproduce: Callable[..., Any],
     *,
