@@ -43,14 +43,12 @@ MAX_LINES = 600
 LONG_FILES = {
     "crates/ethersim-core/src/transport/tcp/conn.rs": 1353,
     "python/ethersim/cli.py": 620,
-    "python/ethersim/cli_reproduce.py": 779,
     "python/ethersim/cli_sweep.py": 678,
-    "python/ethersim/studies/capacity_scaling.py": 981,
+    "python/ethersim/studies/capacity_scaling.py": 774,
     "python/ethersim/studies/capacity_scaling_findings.py": 954,
-    "python/ethersim/studies/contract.py": 780,
-    "python/ethersim/studies/csma.py": 697,
-    "python/ethersim/studies/csma_findings.py": 835,
-    "python/ethersim/studies/rps.py": 723,
+    "python/ethersim/studies/contract.py": 781,
+    "python/ethersim/studies/csma_findings.py": 837,
+    "python/ethersim/studies/rps.py": 729,
 }
 
 

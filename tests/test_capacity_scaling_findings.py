@@ -24,7 +24,7 @@ def quick(every_quick_study: tuple[Path, str]) -> Path:
 
 
 def test_quick_compares_every_finding_and_lists_every_parameter(quick: Path) -> None:
-    published = findings.STUDY.published()
+    published = findings.FINDINGS.published()
     comparison = pd.read_csv(quick / "comparison.csv", keep_default_na=False)
     assert list(comparison.finding) == [f.id for f in published.findings]
     assert set(comparison.verdict) <= set(VERDICTS)
@@ -46,13 +46,13 @@ def test_sensitivity_ranges_avoid_keys_the_sweeps_set() -> None:
     """A scenario-key range must not name a key the sweeps vary (refused) nor a key
     inside the practRA policy table (the paired fixed-policy runs refuse it); option
     entries must name real Options fields."""
-    published = findings.STUDY.published()
+    published = findings.FINDINGS.published()
     options = {f.name for f in dataclasses.fields(study.Options)}
     varied = set()
     for setting in study.SETTINGS:
         doc = parse_toml(study._sweep_text(setting, study.Options(quick=True)))
         varied |= set(doc["grid"]) | set(doc["zip"])
-    assert set(findings.STUDY.options) <= options
+    assert set(findings.FINDINGS.options) <= options
     for entry in published.setup:
         if not entry.range:
             continue

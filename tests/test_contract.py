@@ -11,10 +11,10 @@ from typing import Any
 import ethersim
 import pandas as pd
 import pytest
+from ethersim.batch import recording, run_many
 from ethersim.errors import ScenarioError
 from ethersim.studies import contract, sensitivity
-from ethersim.studies.contract import Outcome, Study
-from ethersim.studies.runner import recording, run_many
+from ethersim.studies.contract import Findings, Outcome
 
 PING = """
 name = "contract-ping"
@@ -50,7 +50,7 @@ def _never(rep: Any, where: Mapping[str, Any]) -> Outcome:
 
 
 EVALUATORS = {"rtt_us": _rtt_us, "rtt_below": _rtt_below, "never": _never}
-STUDY: Study[Any] = Study("ping", EVALUATORS)
+STUDY: Findings[Any] = Findings("ping", EVALUATORS)
 
 FILE = """
 study = "ping"
@@ -302,7 +302,7 @@ reason = "both together"
     seen: list[list[str]] = []
 
     def reproduce(**changes: Any) -> Any:
-        from ethersim.studies.runner import active_overrider
+        from ethersim.batch import active_overrider
 
         overrider = active_overrider()
         seen.append(overrider(PING) if overrider is not None else [])

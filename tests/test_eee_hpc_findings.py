@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from ethersim.studies import contract
 from ethersim.studies import eee_hpc as study
-from ethersim.studies.eee_hpc_findings import EVALUATORS, STUDY, per_call_interval_us
+from ethersim.studies.eee_hpc_findings import EVALUATORS, FINDINGS, per_call_interval_us
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +22,7 @@ def quick(every_quick_study: tuple[Path, str]) -> Path:
 
 
 def test_the_quick_run_compares_every_finding_and_lists_every_parameter(quick: Path) -> None:
-    published = STUDY.published()
+    published = FINDINGS.published()
     comparison = pd.read_csv(quick / "comparison.csv")
     assert list(comparison.columns[:7]) == list(contract.COMPARISON_COLUMNS)
     assert list(comparison.finding) == [f.id for f in published.findings]
@@ -41,9 +41,9 @@ def test_the_quick_run_compares_every_finding_and_lists_every_parameter(quick: P
 
 
 def test_ranges_are_small_and_options_are_the_studys() -> None:
-    published = STUDY.published()
+    published = FINDINGS.published()
     fields = set(study.Options.__dataclass_fields__)
-    assert set(STUDY.options) <= fields
+    assert set(FINDINGS.options) <= fields
     for e in published.setup:
         assert len(e.range) <= 5, e.parameter
         assert not e.option or e.option in fields

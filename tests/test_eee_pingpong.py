@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from cli_helpers import invoke
 from ethersim.studies import eee_pingpong as study
-from ethersim.studies.eee_pingpong_findings import STUDY
+from ethersim.studies.eee_pingpong_findings import FINDINGS
 
 
 @pytest.fixture(scope="module")
@@ -76,16 +76,16 @@ def test_on_a_local_dask_cluster_the_reproduction_and_its_sensitivity_are_the_sa
     workers (other processes): the tables are byte-identical to the threads' run."""
     import os
 
-    from ethersim.studies import runner
+    from ethersim import batch
 
     where: list[int] = []
-    on_cluster = runner._run_on_cluster
+    on_cluster = batch._run_on_cluster
 
     def counted(cluster: Any, *args: Any) -> Any:
         where.extend(cluster.client.run(os.getpid).values())
         return on_cluster(cluster, *args)
 
-    monkeypatch.setattr(runner, "_run_on_cluster", counted)
+    monkeypatch.setattr(batch, "_run_on_cluster", counted)
     here, there = tmp_path / "threads", tmp_path / "dask"
     for out, extra in ((here, []), (there, ["--dask-local", "--jobs", "2"])):
         r = invoke(
@@ -99,5 +99,5 @@ def test_on_a_local_dask_cluster_the_reproduction_and_its_sensitivity_are_the_sa
     # The study's runs and every sensitivity point's went to the two worker processes.
     from ethersim.studies import sensitivity
 
-    assert len(where) >= 2 * (1 + len(sensitivity.points(STUDY.published())))
+    assert len(where) >= 2 * (1 + len(sensitivity.points(FINDINGS.published())))
     assert len(set(where)) == 2 and os.getpid() not in where

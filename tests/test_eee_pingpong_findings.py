@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from ethersim.studies import contract
 from ethersim.studies import eee_pingpong as study
-from ethersim.studies.eee_pingpong_findings import EVALUATORS, STUDY
+from ethersim.studies.eee_pingpong_findings import EVALUATORS, FINDINGS
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,7 @@ def quick(every_quick_study: tuple[Path, str]) -> Path:
 
 
 def test_the_quick_run_compares_every_finding_and_lists_every_parameter(quick: Path) -> None:
-    published = STUDY.published()
+    published = FINDINGS.published()
     comparison = pd.read_csv(quick / "comparison.csv")
     assert list(comparison.columns[:7]) == list(contract.COMPARISON_COLUMNS)
     assert list(comparison.finding) == [f.id for f in published.findings]
@@ -39,7 +39,7 @@ def test_the_quick_run_compares_every_finding_and_lists_every_parameter(quick: P
 
 
 def test_every_quantity_has_an_evaluator_and_the_ranges_are_well_formed() -> None:
-    published = STUDY.published()
+    published = FINDINGS.published()
     assert {f.quantity for f in published.findings} <= set(EVALUATORS)
     for e in published.setup:
         assert len(e.range) <= 5, e.parameter

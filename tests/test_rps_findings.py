@@ -20,7 +20,7 @@ def quick(every_quick_study: tuple[Path, str]) -> Path:
 
 
 def test_the_quick_run_compares_every_finding_and_lists_every_parameter(quick: Path) -> None:
-    published = findings.STUDY.published()
+    published = findings.FINDINGS.published()
     comparison = pd.read_csv(quick / "comparison.csv", keep_default_na=False)
     assert list(comparison.finding) == [f.id for f in published.findings]
     assert set(comparison.verdict) <= set(contract.VERDICTS)

@@ -110,7 +110,7 @@ def what_if(
     except EthersimError as e:
         raise fail(e) from None
     if csv is not None:
-        from ethersim.studies.runner import write_csv
+        from ethersim.batch import write_csv
 
         try:
             stopping.check()  # a stop something swallowed still writes nothing

@@ -122,7 +122,7 @@ def _sending_port(result: Result) -> dict[str, Any]:
 
 def run_what_if(q: WhatIf) -> tuple[Trace, pd.DataFrame]:
     """Runs the comparison; returns the trace and one row per policy."""
-    from ethersim.studies.runner import run_many
+    from ethersim.batch import run_many
 
     if q.phy not in PHY_RATES:
         raise ScenarioError(

@@ -30,32 +30,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim.batch import Progress, active_overrider, default_jobs, run_many
 from ethersim.safe_write import make_folders
 from ethersim.sizing import bdp_bytes, bdp_frames
-from ethersim.studies.runner import (
-    Progress,
-    active_overrider,
-    default_jobs,
-    run_many,
-    write_marker,
-    write_table,
-)
+from ethersim.studies.study import Option, Study, TableFile
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.table import Table
 
-    from ethersim.results import Result
+    from ethersim.studies.contract import Findings, Published
 
 __all__ = [
     "QUEUES",
     "SETTINGS",
+    "STUDY",
     "TCP_PROFILES",
     "Options",
     "Reproduction",
@@ -64,7 +59,6 @@ __all__ = [
     "default_db",
     "reproduce",
     "scenario",
-    "write",
 ]
 
 SETTINGS = ("single", "background", "bottleneck")
@@ -85,6 +79,10 @@ QUEUES = ("packets", "bytes")
 #: The packet an ns-2 queue limit counts: the paper's MTU (§5: 'The MTU length is 1500
 #: bytes', 'transmit maximum size packets').
 NS2_PACKET_BYTES = 1500
+#: Replications per cell and simulated seconds per run where not given: (full grid,
+#: quick grid).
+REPLICATIONS = (5, 2)
+DURATION_S = (300.0, 20.0)
 
 
 @dataclass(frozen=True)
@@ -138,11 +136,11 @@ class Options:
 
     @property
     def reps(self) -> int:
-        return self.replications or (2 if self.quick else 5)
+        return self.replications or REPLICATIONS[self.quick]
 
     @property
     def seconds(self) -> float:
-        return self.duration_s or (20.0 if self.quick else 300.0)
+        return self.duration_s or DURATION_S[self.quick]
 
     def timeseries_cells(self) -> list[tuple[int, int]]:
         """(RTT, mRCI) of the single-flow cells whose time series are recorded."""
@@ -419,165 +417,12 @@ def point_db(db: Path, changes: Mapping[str, Any]) -> Path:
     return db.parent / f"{db.name}.points" / f"{digest.hexdigest()[:10]}{db.suffix}"
 
 
-def _number(text: str) -> float:
-    return float(str(text).split()[0])
-
-
-def _pairs(setting: str, runs: pd.DataFrame, metrics: pd.DataFrame) -> pd.DataFrame:
-    """One row per (cell, replication) of ``setting``: the runs with and without power
-    control side by side. Checks that each pair saw the same background and bottleneck."""
-    import pandas as pd
-
-    failed = runs[runs.status != "ok"]
-    if len(failed):
-        first = failed.iloc[0]
-        raise RuntimeError(f"{len(failed)} runs of {setting} failed; the first: {first.error}")
-    wide = metrics.assign(
-        key=metrics.scope + ":" + metrics["name"] + ":" + metrics.metric
-    ).pivot_table(index="run_id", columns="key", values="value", aggfunc="first")
-    rows: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for run in runs.itertuples():
-        params = json.loads(str(run.parameters))
-        pc = params[POLICY_KEY]["kind"] == "practra"
-        cell = (
-            2 * _number(params["links[0].delay"]),
-            _number(params["links[1].rate_switching.min_interval"]),
-            _number(params["apps[1].mean_burst"]) if setting == "background" else math.nan,
-            _number(params["links[2].capacity.mean_hold"]) / 1e3
-            if setting == "bottleneck"
-            else math.nan,
-            run.replication,
-        )
-        m = wide.loc[str(run.run_id)]
-        tag = "pc" if pc else "nopc"
-        row = rows.setdefault(cell, {})
-        row[f"seed_{tag}"] = run.seed
-        row[f"throughput_{tag}_bps"] = m["flow:tcp:window_goodput_bps"]
-        row[f"loss_{tag}_percent"] = 100 * m["flow:tcp:loss_fraction"]
-        row[f"retransmissions_{tag}"] = m["flow:tcp:retransmissions"]
-        row[f"energy_{tag}_j"] = m[f"port:{SCALED_PORT}:service_energy_j"]
-        row[f"service_rate_{tag}_bps"] = m[f"port:{SCALED_PORT}:service_rate_mean_bps"]
-        row[f"rate_changes_{tag}"] = m[f"port:{SCALED_PORT}:rate_changes"]
-        # What the pair must share: the bottleneck's trajectory and the background.
-        row[f"bottleneck_changes_{tag}"] = m[f"port:{BOTTLENECK_PORT}:rate_changes"]
-        row[f"bottleneck_mean_{tag}_bps"] = m[f"port:{BOTTLENECK_PORT}:mean_rate_bps"]
-        if setting == "background":
-            sent = m["flow:background:packets_sent"] + m["flow:background:send_drops"]
-            row[f"background_generated_{tag}"] = sent
-    out = []
-    for (rtt, mrci, b_on, bn, rep), row in sorted(rows.items()):
-        if "seed_pc" not in row or "seed_nopc" not in row:
-            raise RuntimeError(
-                f"{setting}: a run of the pair (RTT {rtt} ms, mRCI {mrci} ms) is missing"
-            )
-        shared = ["seed", "bottleneck_changes", "bottleneck_mean"]
-        if setting == "background":
-            shared.append("background_generated")
-        for key in shared:
-            a = row.get(f"{key}_pc", row.get(f"{key}_pc_bps"))
-            b = row.get(f"{key}_nopc", row.get(f"{key}_nopc_bps"))
-            if a != b:
-                raise RuntimeError(
-                    f"{setting} (RTT {rtt} ms, mRCI {mrci} ms, replication {rep}): the paired "
-                    f"runs differ in {key} ({a} vs {b}); they must share it"
-                )
-        out.append(
-            {
-                "setting": setting,
-                "rtt_ms": rtt,
-                "mrci_ms": mrci,
-                "b_on_ms": b_on,
-                "bn_s": bn,
-                "replication": rep,
-                **row,
-            }
-        )
-    return pd.DataFrame(out)
-
-
-def _cells(pairs: pd.DataFrame) -> pd.DataFrame:
-    """The contract table: one row per cell, means and 95% confidence intervals over the
-    replications."""
-    import pandas as pd
-
-    from ethersim.sweeps.stats import summarize
-
-    rows = []
-    keys = ["setting", "rtt_ms", "mrci_ms", "b_on_ms", "bn_s"]
-    for key, g in pairs.groupby(keys, sort=False, dropna=False):
-        setting, rtt, mrci, b_on, bn = key
-        reduction = summarize(list(100 * (1 - g.throughput_pc_bps / g.throughput_nopc_bps)))
-        service = summarize(list(g.service_rate_pc_bps / 1e6))
-        saved = summarize(list(100 * (1 - g.energy_pc_j / g.energy_nopc_j)))
-        rows.append(
-            {
-                "setting": setting,
-                "rtt_ms": rtt,
-                "mrci_ms": mrci,
-                "b_on_ms": b_on,
-                "bn_s": bn,
-                "replications": len(g),
-                "mean_service_rate_mbps": service.mean,
-                "mean_service_rate_ci_mbps": service.ci95,
-                "throughput_reduction_percent": reduction.mean,
-                "throughput_reduction_ci_percent": reduction.ci95,
-                "rate_changes": g.rate_changes_pc.mean(),
-                "loss_percent_pc": g.loss_pc_percent.mean(),
-                "loss_percent_nopc": g.loss_nopc_percent.mean(),
-                "energy_saved_percent": saved.mean,
-                "energy_saved_ci_percent": saved.ci95,
-                "throughput_pc_mbps": g.throughput_pc_bps.mean() / 1e6,
-                "throughput_nopc_mbps": g.throughput_nopc_bps.mean() / 1e6,
-                "service_rate_reduction_percent": 100 * (1 - service.mean / MAX_MBPS),
-            }
-        )
-    table = pd.DataFrame(rows)
-    order = {s: i for i, s in enumerate(SETTINGS)}
-    table = table.sort_values(
-        ["setting", "b_on_ms", "bn_s", "rtt_ms", "mrci_ms"],
-        key=lambda c: c.map(order) if c.name == "setting" else c,
-    )
-    return table.reset_index(drop=True)
-
-
-def _timeseries(result: Result, bin_s: float) -> pd.DataFrame:
-    """Arrival rate (offered bytes per bin), service rate and cwnd of one run, in bins."""
-    import numpy as np
-    import pandas as pd
-
-    series = result.series
-    tcp = result.tcp_series
-
-    def step(t: np.ndarray, v: np.ndarray, at: np.ndarray) -> np.ndarray:
-        idx = np.searchsorted(t, at, side="right") - 1
-        return np.where(idx >= 0, v[np.clip(idx, 0, None)], 0)
-
-    def of(
-        table: pd.DataFrame, column: str, name: str, quantity: str
-    ) -> tuple[np.ndarray, np.ndarray]:
-        s = table[(table[column] == name) & (table.quantity == quantity)]
-        return s.t_s.to_numpy(), s.value.to_numpy(dtype=float)
-
-    end = max(series.t_s.max(), bin_s)
-    edges = np.arange(0.0, end + bin_s / 2, bin_s)
-    t_off, offered = of(series, "port", SCALED_PORT, "offered_bytes")
-    t_rate, rate = of(series, "port", SCALED_PORT, "rate_bps")
-    t_cwnd, cwnd = of(tcp, "flow", "tcp", "cwnd")
-    cumulative = step(t_off, offered, edges)
-    return pd.DataFrame(
-        {
-            "t_s": edges[:-1],
-            "arrival_rate_mbps": np.diff(cumulative) * 8 / bin_s / 1e6,
-            "service_rate_mbps": step(t_rate, rate, edges[:-1]) / 1e6,
-            "cwnd_bytes": step(t_cwnd, cwnd, edges[:-1]),
-        }
-    )
-
-
 def _record_timeseries(options: Options, jobs: int, tick: Any) -> dict[str, pd.DataFrame]:
     """The chosen cells' time series, with and without power control (a run each, the
     same seed)."""
     import pandas as pd
+
+    from ethersim.studies import capacity_scaling_tables as tables
 
     texts, names = [], []
     for rtt, mrci in options.timeseries_cells():
@@ -587,7 +432,7 @@ def _record_timeseries(options: Options, jobs: int, tick: Any) -> dict[str, pd.D
     results = run_many(texts, jobs, tick)
     out: dict[str, list[pd.DataFrame]] = {}
     for (name, pc), result in zip(names, results, strict=True):
-        out.setdefault(name, []).append(_timeseries(result, 0.1).assign(power_control=pc))
+        out.setdefault(name, []).append(tables.timeseries(result, 0.1).assign(power_control=pc))
     return {name: pd.concat(parts, ignore_index=True) for name, parts in out.items()}
 
 
@@ -622,6 +467,7 @@ def _reproduce_one(options: Options, db: Path, show: Progress, label: str) -> Re
 
     import pandas as pd
 
+    from ethersim.studies import capacity_scaling_tables as tables
     from ethersim.sweeps import Store, parse_sweep, sweep
 
     started = time.perf_counter()
@@ -661,12 +507,12 @@ def _reproduce_one(options: Options, db: Path, show: Progress, label: str) -> Re
             skipped += report.skipped
             with Store(db, read_only=True) as store:
                 runs_table = store.runs(spec.name, raw=True)  # the parameters as JSON
-                pairs.append(_pairs(setting, runs_table, store.metrics(spec.name)))
+                pairs.append(tables.pairs(setting, runs_table, store.metrics(spec.name)))
     timeseries = _record_timeseries(options, jobs, show.phase(f"{label}time series"))
     all_pairs = pd.concat(pairs, ignore_index=True)
     return Reproduction(
         options=options,
-        table=_cells(all_pairs).assign(tcp_profile=options.tcp_profile, queue=options.queue),
+        table=tables.cells(all_pairs).assign(tcp_profile=options.tcp_profile, queue=options.queue),
         pairs=all_pairs,
         timeseries=timeseries,
         sweep_files=files,
@@ -710,272 +556,219 @@ FIGURES = [
 ]
 
 
-def _panels(table: pd.DataFrame, setting: str) -> list[tuple[str, pd.DataFrame]]:
-    rows = table[table.setting == setting]
-    if setting == "background":
-        return [(f"b_on = {b:g} ms", g) for b, g in rows.groupby("b_on_ms")]
-    if setting == "bottleneck":
-        return [(f"BN = {b:g} s", g) for b, g in rows.groupby("bn_s")]
-    return [("single flow", rows)]
+def _ordered(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the contract's :data:`COLUMNS` first."""
+    return table[COLUMNS + [c for c in table.columns if c not in COLUMNS]]
 
 
-def _save(fig: Any, path: Path) -> None:
-    """Saves ``fig`` as PNG, or SVG without a date (so reruns write the same bytes)."""
-    if path.suffix == ".svg":
-        fig.savefig(path, metadata={"Date": None})
-    else:
-        fig.savefig(path, dpi=120)
+class _CapacityScaling(Study[Options, Reproduction]):
+    """The capacity-scaling study's command, runs and files."""
 
-
-def _figures(rep: Reproduction, folder: Path) -> None:
-    """One figure per metric and setting: a curve per RTT against mRCI (a panel per
-    ``b_on`` or ``BN``); and one per recorded time series."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ethersim.studies.contract import draw_published
-    from ethersim.studies.registry import study
-
-    published = study("capacity-scaling").published()
-    folder.mkdir()
-    for metric, ci, label in FIGURES:
-        for setting in SETTINGS:
-            panels = _panels(rep.table, setting)
-            fig, axes = plt.subplots(
-                1, len(panels), figsize=(4.2 * len(panels), 3.6), squeeze=False
-            )
-            for ax, (title, g) in zip(axes[0], panels, strict=True):
-                for rtt, curve in g.groupby("rtt_ms"):
-                    curve = curve.sort_values("mrci_ms")
-                    yerr = curve[ci] if ci else None
-                    ax.errorbar(
-                        curve.mrci_ms,
-                        curve[metric],
-                        yerr=yerr,
-                        marker="o",
-                        capsize=3,
-                        label=f"RTT {rtt:g} ms",
-                    )
-                    if metric == "loss_percent_pc":
-                        ax.plot(curve.mrci_ms, curve.loss_percent_nopc, linestyle=":", color="grey")
-                draw_published(ax, published, f"{metric}_{setting}", title)
-                ax.set_xscale("log")
-                ax.set_xlabel("mRCI (ms)")
-                ax.set_title(title)
-                ax.grid(True, alpha=0.3)
-            axes[0][0].set_ylabel(label)
-            axes[0][-1].legend(fontsize=8)
-            fig.suptitle(f"capacity scaling, {setting}")
-            fig.tight_layout()
-            for ext in ("png", "svg"):
-                _save(fig, folder / f"{metric}_{setting}.{ext}")
-            plt.close(fig)
-    for name, ts in rep.timeseries.items():
-        fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
-        for pc, style in ((True, "-"), (False, "--")):
-            s = ts[ts.power_control == pc]
-            tag = "with" if pc else "without"
-            top.plot(
-                s.t_s,
-                s.arrival_rate_mbps,
-                style,
-                lw=0.8,
-                label=f"arrival rate, {tag} power control",
-            )
-            top.step(
-                s.t_s,
-                s.service_rate_mbps,
-                style,
-                where="post",
-                lw=1.2,
-                label=f"service rate, {tag} power control",
-            )
-            bottom.step(
-                s.t_s, s.cwnd_bytes / 1e3, style, where="post", lw=0.8, label=f"cwnd, {tag}"
-            )
-        top.set_ylabel("Mb/s")
-        bottom.set_ylabel("cwnd (kB)")
-        bottom.set_xlabel("time (s)")
-        top.legend(fontsize=7, ncol=2)
-        bottom.legend(fontsize=7)
-        top.set_title(name.replace("_", ", "))
-        fig.tight_layout()
-        for ext in ("png", "svg"):
-            _save(fig, folder / f"timeseries_{name}.{ext}")
-        plt.close(fig)
-
-
-def _extra(row: Any) -> str:
-    """The b_on or BN of a cell, for its description."""
-    if not math.isnan(row.b_on_ms):
-        return f", b_on {row.b_on_ms:g} ms"
-    if not math.isnan(row.bn_s):
-        return f", BN {row.bn_s:g} s"
-    return ""
-
-
-def _summary(rep: Reproduction) -> str:
-    t = rep.table
-    o = rep.options
-    lines = [
-        "# Capacity scaling against TCP congestion control",
-        "",
-        f"{'Quick grid' if o.quick else 'Full grid'}: {len(t)} cells, {o.reps} replications each, "
-        f"{o.seconds:g} s per run, each run paired with the same run (same seed) without power "
-        f"control; {rep.runs} runs ({rep.skipped} already in the results database) on {rep.jobs} "
-        f"workers in {rep.wall_s:.1f} s; base seed {o.seed}.",
-        "",
-        f"TCP: the `{o.tcp_profile}` profile's defaults (docs/tcp.md), 1460-B segments, no "
-        f"sender window limit. Router buffers: one BDP at 10 Mb/s, "
-        + (
-            "an ns-2 queue limit of BDP / 1500-B packets counting the one being sent."
-            if o.queue == "packets"
-            else "in bytes of switch memory."
+    name = "capacity-scaling"
+    title = "Capacity scaling against TCP: what practRA saves, and what it costs a TCP flow."
+    description = (
+        "Capacity scaling against TCP: practRA scales a router's output port between 1 and "
+        "10 Mb/s under a TCP NewReno flow (alone, with bursty background traffic, or behind "
+        "a varying bottleneck); each run paired with the same run without power control. "
+        "Runs on the sweeps machinery: resumable, on all cores or a Dask cluster."
+    )
+    examples = (
+        "ethersim reproduce capacity-scaling --quick",
+        "ethersim reproduce capacity-scaling --tcp-profile linux --also-profile none",
+    )
+    quick_help = "RTT 10 and 50 ms, mRCI 50 and 500 ms, one b_on and BN, 20 s runs, 2 replications."
+    out_help = "Folder for the tables, time series, figures and summary."
+    backend = "sweeps"
+    options = (
+        Option(
+            "replications",
+            "--replications",
+            int | None,
+            None,
+            "Runs per cell",
+            metavar="N",
+            min=1,
+            max=1000,
+            grid_default=REPLICATIONS,
         ),
-        "",
-        f"practRA: delay bound {o.delay_bound_ms:g} ms, dark time {o.dark_ms:g} ms per change, "
-        f"moving-average weight {o.ewma_weight:g} on {o.sample_ms:g} ms samples. Power model "
-        f"(an assumption): P(r) = Pmax·({o.static_fraction:g} + "
-        f"{1 - o.static_fraction:g}·r/10 Mb/s). "
-        f"Background bursts at {o.burst_rate_mbps:g} Mb/s.",
-        "",
-        "| setting | mean service rate (Mb/s) | throughput reduction (%) | rate changes "
-        "| energy saved (%) |",
-        "|---|---|---|---|---|",
-    ]
-    for setting in SETTINGS:
-        g = t[t.setting == setting]
+        Option(
+            "duration_s",
+            "--duration",
+            float | None,
+            None,
+            "Simulated seconds per run",
+            metavar="SECONDS",
+            min=1.0,
+            max=100_000.0,
+            finite=True,
+            grid_default=DURATION_S,
+        ),
+        Option(
+            "burst_rate_mbps",
+            "--burst-rate",
+            float,
+            5.0,
+            "Background payload rate during a burst, Mb/s.",
+            metavar="MBPS",
+            min=0.01,
+            max=100.0,
+            finite=True,
+        ),
+        Option(
+            "static_fraction",
+            "--static-power",
+            float,
+            0.5,
+            "Power at any rate as a fraction of the power at 10 Mb/s.",
+            metavar="FRACTION",
+            min=0.0,
+            max=1.0,
+            finite=True,
+        ),
+        Option(
+            "delay_bound_ms",
+            "--delay-bound",
+            float,
+            10.0,
+            "practRA's delay bound d, ms.",
+            metavar="MS",
+            min=2.0,
+            max=10_000.0,
+            finite=True,
+        ),
+        Option(
+            "tcp_profile",
+            "--tcp-profile",
+            str,
+            "ns2",
+            "TCP profile of the study's own run: rfc, linux, ns3 or ns2 (the paper's ns-2.30).",
+            metavar="PROFILE",
+        ),
+        Option(
+            "also_profiles",
+            "--also-profile",
+            list[str] | None,
+            None,
+            "Run the grid again under this profile and show it beside the study's own "
+            "(repeatable; default linux; 'none' for none).",
+            metavar="PROFILE",
+        ),
+        Option(
+            "queue",
+            "--queue",
+            str,
+            "packets",
+            "Routers' one-BDP buffers as an ns-2 queue limit in packets ('packets') or in "
+            "bytes ('bytes').",
+            metavar="CONVENTION",
+        ),
+        Option(
+            "db",
+            "--db",
+            Path | None,
+            None,
+            "Results database (default: OUT.duckdb beside the output folder); runs already "
+            "in it are not run again.",
+            metavar="FILE",
+        ),
+    )
 
-        def span(column: str, digits: int, g: pd.DataFrame = g) -> str:
-            return f"{g[column].min():.{digits}f} to {g[column].max():.{digits}f}"
-
-        lines.append(
-            f"| {setting} | {span('mean_service_rate_mbps', 2)} "
-            f"| {span('throughput_reduction_percent', 1)} | {span('rate_changes', 0)} "
-            f"| {span('energy_saved_percent', 1)} |"
+    def configure(self, values: Mapping[str, Any]) -> Options:
+        given = ["linux"] if values["also_profiles"] is None else values["also_profiles"]
+        return Options(
+            quick=values["quick"],
+            seed=values["seed"],
+            jobs=values["jobs"],
+            replications=values["replications"],
+            duration_s=values["duration_s"],
+            burst_rate_mbps=values["burst_rate_mbps"],
+            static_fraction=values["static_fraction"],
+            delay_bound_ms=values["delay_bound_ms"],
+            db=values["db"] or default_db(values["out"]),
+            scheduler=values["scheduler"],
+            dask_local=values["dask_local"],
+            tcp_profile=values["tcp_profile"],
+            also_profiles=tuple(p for p in given if p not in ("none", values["tcp_profile"])),
+            queue=values["queue"],
         )
-    lines.append("")
-    for setting in SETTINGS:
-        g = t[t.setting == setting]
-        worst = g.sort_values("throughput_reduction_percent").iloc[-1]
-        harmless = g[g.throughput_reduction_percent < 2]
-        by_rtt = g.groupby("rtt_ms")[
-            ["throughput_reduction_percent", "energy_saved_percent"]
-        ].mean()
-        per_rtt = "; ".join(
-            f"RTT {rtt:g} ms: {r.throughput_reduction_percent:.1f} % throughput, "
-            f"{r.energy_saved_percent:.1f} % energy"
-            for rtt, r in by_rtt.iterrows()
-        )
-        lines.append(f"- **{setting}** (means over the cells of each RTT): {per_rtt}.")
-        lines.append(
-            f"  Largest throughput reduction {worst.throughput_reduction_percent:.1f} % "
-            f"(± {worst.throughput_reduction_ci_percent:.1f}) at RTT {worst.rtt_ms:g} ms, mRCI "
-            f"{worst.mrci_ms:g} ms{_extra(worst)}, with {worst.rate_changes:.0f} rate changes."
-        )
-        if len(harmless):
-            best = harmless.sort_values("energy_saved_percent").iloc[-1]
-            lines.append(
-                f"  {len(harmless)} of {len(g)} cells cost TCP under 2 % of its throughput; the "
-                f"best of them saves {best.energy_saved_percent:.1f} % (RTT {best.rtt_ms:g} ms, "
-                f"mRCI {best.mrci_ms:g} ms{_extra(best)}, TCP at {best.throughput_pc_mbps:.2f} "
-                f"Mb/s against {best.throughput_nopc_mbps:.2f} without power control)."
-            )
-    lines += [
-        "",
-        "Table: `capacity_scaling.csv` (one row per cell; `capacity_scaling_pairs.csv` has every "
-        "pair of runs). Figures: `figures/<metric>_<setting>.png`, time series in "
-        "`timeseries/` and `figures/timeseries_*.png`. Sweep files: `sweeps/`.",
-        "",
-    ]
-    return "\n".join(lines)
+
+    def reproduce(self, options: Options, progress: bool) -> Reproduction:
+        assert options.db is not None  # configure sets it
+        return reproduce(options, options.db, progress)
+
+    def run(self, options: Options, changes: Mapping[str, Any], progress: bool) -> Reproduction:
+        """A sensitivity point runs the study's own profile only, and keeps its runs apart
+        from the study's own (a database of its own, :func:`point_db`)."""
+        if changes:
+            changes = {"also_profiles": (), **changes}
+        assert options.db is not None  # configure sets it
+        changed = replace(options, **changes)
+        return reproduce(changed, point_db(options.db, changes), progress)
+
+    def tables(self, rep: Reproduction) -> list[TableFile]:
+        from ethersim.studies.capacity_scaling_report import profile_comparison
+
+        tables = [
+            TableFile("capacity_scaling", _ordered(rep.table)),
+            TableFile("capacity_scaling_pairs", rep.pairs),
+            *(TableFile(f"timeseries/{n}", ts, ("parquet",)) for n, ts in rep.timeseries.items()),
+        ]
+        for profile, other in rep.profiles.items():
+            tables += [
+                TableFile(f"capacity_scaling_{profile}", _ordered(other.table)),
+                TableFile(f"capacity_scaling_pairs_{profile}", other.pairs),
+                *(
+                    TableFile(f"timeseries/{profile}/{n}", ts, ("parquet",))
+                    for n, ts in other.timeseries.items()
+                ),
+            ]
+        if rep.profiles:
+            tables.append(TableFile("profiles", profile_comparison(rep)))
+        return tables
+
+    def figures(self, rep: Reproduction, folder: Path, published: Published) -> None:
+        from ethersim.studies import capacity_scaling_report
+
+        capacity_scaling_report.figures(rep, folder, published)
+
+    def summary(self, rep: Reproduction) -> str:
+        from ethersim.studies import capacity_scaling_report as report
+
+        text = report.summary(rep)
+        if rep.profiles:
+            text += "\n" + report.profiles_section(rep, report.profile_comparison(rep))
+        return text
+
+    def scenario_files(self, rep: Reproduction) -> dict[str, str]:
+        return {f"sweeps/{name}": text for name, text in rep.sweep_files.items()}
+
+    def marker(self, rep: Reproduction) -> dict[str, Any]:
+        o = rep.options
+        return {
+            "quick": o.quick,
+            "seed": o.seed,
+            "tcp_profile": o.tcp_profile,
+            "also_profiles": list(o.also_profiles),
+            "queue": o.queue,
+            "replications": o.reps,
+            "duration_s": o.seconds,
+            "runs": rep.runs,
+            "skipped": rep.skipped,
+            "jobs": rep.jobs,
+            "wall_time_s": rep.wall_s,
+            "database": str(rep.db),
+        }
+
+    def main_table(self, rep: Reproduction) -> Table:
+        from ethersim.studies import capacity_scaling_report
+
+        return capacity_scaling_report.main_table(rep)
+
+    def findings(self) -> Findings[Reproduction]:
+        from ethersim.studies.capacity_scaling_findings import FINDINGS
+
+        return FINDINGS
 
 
-def profile_comparison(rep: Reproduction) -> pd.DataFrame:
-    """``profiles.csv``: every published finding's verdict and simulated value under the
-    study's own TCP profile and under each of ``also_profiles``, side by side (columns
-    ``finding``, then ``verdict_<profile>`` and ``simulated_<profile>`` per profile)."""
-    from ethersim.studies.contract import compare
-    from ethersim.studies.registry import study
-
-    glue = study("capacity-scaling")
-    published = glue.published()
-    out = None
-    for profile, r in [(rep.options.tcp_profile, rep), *rep.profiles.items()]:
-        c = compare(published, glue, r)[["finding", "verdict", "simulated"]]
-        c = c.rename(columns={"verdict": f"verdict_{profile}", "simulated": f"simulated_{profile}"})
-        out = c if out is None else out.merge(c, on="finding")
-    assert out is not None
-    return out
-
-
-def _profiles_section(rep: Reproduction, side: pd.DataFrame) -> str:
-    """The summary's side-by-side paragraph: K of N under each profile, and every finding
-    whose verdict the profile changes."""
-    names = [rep.options.tcp_profile, *rep.profiles]
-    lines = [
-        "## TCP profiles side by side",
-        "",
-        f"The whole grid again under each profile, the routers' buffers as before "
-        f"({rep.options.queue}); `profiles.csv` has every finding's verdict under each, "
-        "`capacity_scaling_<profile>.csv` the other profiles' tables.",
-        "",
-    ]
-    for p in names:
-        k = int((side[f"verdict_{p}"] == "reproduced").sum())
-        lines.append(f"- `{p}`: {k} of {len(side)} published findings reproduced.")
-    changed = side[side[[f"verdict_{p}" for p in names]].nunique(axis=1) > 1]
-    if len(changed):
-        lines += ["", "Verdicts the profile changes:", ""]
-        for row in changed.to_dict("records"):
-            shown = "; ".join(
-                f"{p}: {row[f'verdict_{p}']} ({row[f'simulated_{p}']})" for p in names
-            )
-            lines.append(f"- **{row['finding']}** — {shown}")
-    return "\n".join(lines) + "\n"
-
-
-def write(rep: Reproduction, folder: Path) -> None:
-    """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
-    table = rep.table[COLUMNS + [c for c in rep.table.columns if c not in COLUMNS]]
-    write_table(table, folder, "capacity_scaling")
-    write_table(rep.pairs, folder, "capacity_scaling_pairs")
-    (folder / "timeseries").mkdir()
-    for name, ts in rep.timeseries.items():
-        ts.to_parquet(folder / "timeseries" / f"{name}.parquet", index=False)
-    for profile, other in rep.profiles.items():
-        other_table = other.table[COLUMNS + [c for c in other.table.columns if c not in COLUMNS]]
-        write_table(other_table, folder, f"capacity_scaling_{profile}")
-        write_table(other.pairs, folder, f"capacity_scaling_pairs_{profile}")
-        (folder / "timeseries" / profile).mkdir()
-        for name, ts in other.timeseries.items():
-            ts.to_parquet(folder / "timeseries" / profile / f"{name}.parquet", index=False)
-    _figures(rep, folder / "figures")
-    summary = _summary(rep)
-    if rep.profiles:
-        side = profile_comparison(rep)
-        write_table(side, folder, "profiles")
-        summary += "\n" + _profiles_section(rep, side)
-    (folder / "summary.md").write_text(summary, encoding="utf-8")
-    (folder / "sweeps").mkdir()
-    for name, text in rep.sweep_files.items():
-        (folder / "sweeps" / name).write_text(text, encoding="utf-8")
-    o = rep.options
-    info: dict[str, Any] = {
-        "study": "capacity-scaling",
-        "quick": o.quick,
-        "seed": o.seed,
-        "tcp_profile": o.tcp_profile,
-        "also_profiles": list(o.also_profiles),
-        "queue": o.queue,
-        "replications": o.reps,
-        "duration_s": o.seconds,
-        "runs": rep.runs,
-        "skipped": rep.skipped,
-        "jobs": rep.jobs,
-        "wall_time_s": rep.wall_s,
-        "database": str(rep.db),
-    }
-    write_marker(folder, info)
+#: The study, as :mod:`ethersim.studies.registry` lists it.
+STUDY = _CapacityScaling()

@@ -22,9 +22,9 @@ import numpy as np
 import pandas as pd
 
 from ethersim.studies import capacity_scaling as study
-from ethersim.studies.contract import Evaluator, Outcome, Study, parse_toml
+from ethersim.studies.contract import Evaluator, Findings, Outcome, parse_toml
 
-__all__ = ["EVALUATORS", "STUDY"]
+__all__ = ["EVALUATORS", "FINDINGS"]
 
 #: The table's columns a ``where`` may select on.
 CELL_KEYS = ("setting", "rtt_ms", "mrci_ms", "b_on_ms", "bn_s")
@@ -938,7 +938,7 @@ def _sweep_keys(rep: study.Reproduction) -> list[str]:
     return keys
 
 
-STUDY: Study[study.Reproduction] = Study(
+FINDINGS: Findings[study.Reproduction] = Findings(
     "capacity-scaling",
     EVALUATORS,
     scenarios=_base_scenarios,

@@ -50,12 +50,12 @@ __all__ = [
     "SETUP_COLUMNS",
     "VERDICTS",
     "Finding",
+    "Findings",
     "Joint",
     "Marker",
     "Outcome",
     "Published",
     "SetupEntry",
-    "Study",
     "compare",
     "counts",
     "draw_published",
@@ -211,11 +211,12 @@ Evaluator = Callable[[Any, Mapping[str, Any]], Outcome]
 
 
 @dataclass(frozen=True)
-class Study(Generic[Rep]):
-    """What the contract needs of one study: its name and its evaluators by quantity.
+class Findings(Generic[Rep]):
+    """What the contract needs of one study: its name and its evaluators by quantity
+    (each study's ``*_findings`` module has one, ``FINDINGS``).
 
     The setup ledger is checked against every scenario the reproduction ran through
-    :func:`ethersim.studies.runner.run_many` (recorded there); a study that runs
+    :func:`ethersim.batch.run_many` (recorded there); a study that runs
     scenarios another way (on the sweeps machinery) names them with ``scenarios`` and
     the key paths its sweep grids set with ``extra_keys``.
     """
@@ -472,20 +473,20 @@ def _marker(raw: Mapping[str, Any], where: str, kind: str) -> Marker | None:
 def draw_published(ax: Any, published: Published, figure: str, panel: str = "") -> None:
     """Draws on ``ax`` every published value whose marker names ``figure`` and ``panel``:
     black stars, one legend entry ("paper") for all of them, each labelled with its
-    finding's id. Draws nothing where no finding has such a marker."""
-    points = [
-        (x, f.published, f.id)
-        for f in published.findings
-        if f.marker is not None and f.marker.figure == figure and f.marker.panel == panel
-        for x in f.marker.x
-        if f.published is not None
-    ]
-    for k, (x, y, fid) in enumerate(points):
-        ax.plot(
-            [x], [y], "*", color="black", markersize=10, linestyle="none",
-            label="paper (its text)" if k == 0 else None, zorder=5,
-        )  # fmt: skip
-        ax.annotate(fid, (x, y), textcoords="offset points", xytext=(6, 4), fontsize=6)
+    finding's id (:func:`ethersim.figures.mark_published`). Draws nothing where no
+    finding has such a marker."""
+    from ethersim.figures import mark_published
+
+    mark_published(
+        ax,
+        (
+            (x, f.published, f.id)
+            for f in published.findings
+            if f.marker is not None and f.marker.figure == figure and f.marker.panel == panel
+            for x in f.marker.x
+            if f.published is not None
+        ),
+    )
 
 
 def _setup(raw: Mapping[str, Any], where: str, ids: set[str], options: set[str]) -> SetupEntry:
@@ -546,7 +547,7 @@ def _toml_value(v: str | float | bool) -> str:
 # --- comparison -------------------------------------------------------------------------
 
 
-def compare(published: Published, study: Study[Rep], rep: Rep) -> pd.DataFrame:
+def compare(published: Published, study: Findings[Rep], rep: Rep) -> pd.DataFrame:
     """``comparison.csv``: every published finding beside what the reproduction gives."""
     rows = []
     for f in published.findings:
@@ -689,7 +690,7 @@ def matches(parameter: str, path: str) -> bool:
     return _pattern(parameter).match(path) is not None
 
 
-def set_keys(study: Study[Rep], rep: Rep, ran: Iterable[str]) -> dict[str, list[Any]]:
+def set_keys(study: Findings[Rep], rep: Rep, ran: Iterable[str]) -> dict[str, list[Any]]:
     """Every key path the reproduction's scenarios set, with the values they set: the
     scenario texts it ran (``ran``), those the study names, and its sweeps' grid keys."""
     keys: dict[str, list[Any]] = {}
@@ -759,12 +760,12 @@ def ledger(published: Published, keys: Mapping[str, list[Any]]) -> pd.DataFrame:
 
 
 def write(
-    published: Published, study: Study[Rep], rep: Rep, ran: Iterable[str], folder: Path
+    published: Published, study: Findings[Rep], rep: Rep, ran: Iterable[str], folder: Path
 ) -> pd.DataFrame:
     """Writes ``comparison.csv`` and ``setup.csv`` into ``folder`` and opens its
     ``summary.md`` (written by the study) with :func:`summary_header`. ``ran`` are the
     scenario texts the reproduction ran. Returns the comparison."""
-    from ethersim.studies.runner import write_csv
+    from ethersim.batch import write_csv
 
     comparison = compare(published, study, rep)
     write_csv(comparison, folder / "comparison.csv")

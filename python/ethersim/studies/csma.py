@@ -65,23 +65,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.safe_write import make_folders
-from ethersim.studies.runner import (
-    Progress,
-    default_jobs,
-    run_many,
-    write_marker,
-    write_table,
-)
+from ethersim.batch import Progress, default_jobs, run_many
+from ethersim.studies.study import Option, Study, TableFile
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pandas as pd
-    from matplotlib.figure import Figure
+    from rich.table import Table
+
+    from ethersim.studies.contract import Findings, Published
 
 __all__ = [
     "LAYOUTS",
     "LENGTHS",
     "RATIOS",
+    "STUDY",
     "Frames",
     "Layout",
     "Options",
@@ -90,7 +89,6 @@ __all__ = [
     "pool",
     "reproduce",
     "scenario",
-    "write",
 ]
 
 #: The study's fixed frame lengths (header, no CRC), bytes.
@@ -445,253 +443,98 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
     return Reproduction(options, table, runs, time.perf_counter() - started, jobs, calibration)
 
 
-#: The figures: column, axis label, file name.
-METRICS = (
-    ("bit_rate_mbps", "total bit rate (Mb/s)", "bit_rate"),
-    ("packet_rate_pps", "total packet rate (frames/s)", "packet_rate"),
-    ("bit_rate_std_percent", "std of per-host bit rate (% of mean)", "bit_rate_std"),
-    ("delay_mean_ms", "mean transmission delay (ms)", "delay_mean"),
-    ("delay_std_ms", "std of transmission delay (ms)", "delay_std"),
-    ("excess_delay_ms", "mean excess delay (ms)", "excess_delay"),
-    ("collisions_per_frame", "collisions per frame (sent or dropped)", "collisions_per_frame"),
-    ("drops", "frames dropped (16 collisions)", "drops"),
-)
+class _Csma(Study[Options, Reproduction]):
+    """The CSMA/CD capacity study's command, runs and files."""
 
-
-def _save(fig: Figure, folder: Path, name: str) -> None:
-    fig.savefig(folder / f"{name}.png", dpi=110)
-    # SVG without dates or random ids, so that the same run writes the same bytes.
-    fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
-
-
-def _styles(labels: list[str]) -> dict[str, tuple[Any, str]]:
-    """A colour and line style per curve: fixed lengths along a colour map, mixes dashed."""
-    import matplotlib as mpl
-
-    fixed = [x for x in labels if "/" not in x]
-    cmap = mpl.colormaps["viridis"]
-    styles: dict[str, tuple[Any, str]] = {
-        x: (cmap(k / max(1, len(fixed) - 1) * 0.9), "o-") for k, x in enumerate(fixed)
-    }
-    mixes = [x for x in labels if "/" in x]
-    cycle = ("tab:red", "tab:orange", "tab:pink", "tab:brown")
-    styles.update({x: (cycle[k % len(cycle)], "s--") for k, x in enumerate(mixes)})
-    return styles
-
-
-def _figures(rep: Reproduction, folder: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams["svg.hashsalt"] = "ethersim"
-    make_folders(folder)
-    from ethersim.studies.contract import draw_published
-    from ethersim.studies.registry import study
-
-    published = study("csma").published()
-    t = rep.table
-    layouts = rep.options.layouts()
-    labels = [f.label for f in rep.options.frames()]
-    styles = _styles(labels)
-    for column, ylabel, name in METRICS:
-        fig, axes = plt.subplots(
-            1,
-            len(layouts),
-            figsize=(4.2 * len(layouts) + 1.6, 4),
-            sharey=True,
-            layout="constrained",
-        )
-        for ax, layout in zip(axes, layouts, strict=True):
-            for label in labels:
-                rows = t[(t.layout == layout.name) & (t.length == label)]
-                color, style = styles[label]
-                text = f"{label} B" if "/" not in label else f"mix {label}"
-                ax.plot(rows.hosts, rows[column], style, ms=2.5, color=color, label=text)
-            if column == "bit_rate_mbps":
-                ax.axhline(RATE_BPS / 1e6, color="grey", ls=":")
-            draw_published(ax, published, name, layout.name)
-            ax.set_title(f"{layout.name} net (round trip {layout.round_trip_us:.1f} us)")
-            ax.set_xlabel("hosts")
-        axes[0].set_ylabel(ylabel)
-        handles = dict(zip(*reversed(axes[0].get_legend_handles_labels()), strict=True))
-        for ax in axes[1:]:
-            for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
-                handles.setdefault(text, handle)
-        fig.legend(list(handles.values()), list(handles), loc="outside right upper", fontsize=8)
-        _save(fig, folder, name)
-        plt.close(fig)
-    # The estimate against the long net's fixed lengths.
-    fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
-    long = t[t.layout == "long"]
-    for label in labels:
-        rows = long[long.length == label]
-        color, style = styles[label]
-        ax.plot(rows.hosts, rows.bit_rate_mbps, style[0], ms=3, color=color, label=label)
-        ax.plot(rows.hosts, rows.metcalfe_boggs_mbps, ":", color=color)
-    ax.plot([], [], "k:", label="Metcalfe-Boggs")
-    ax.set_xlabel("hosts")
-    ax.set_ylabel("total bit rate (Mb/s)")
-    ax.set_title("long net: simulated (markers) against the Metcalfe-Boggs estimate (dotted)")
-    ax.legend(fontsize=7, ncol=2)
-    _save(fig, folder, "metcalfe_boggs")
-    plt.close(fig)
-
-
-def _hosts(n: int) -> str:
-    return f"{n} host" if n == 1 else f"{n} hosts"
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---:|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return lines
-
-
-def _by_hosts(
-    t: pd.DataFrame, layout: str, column: str, shown: Sequence[int], fmt: str
-) -> list[str]:
-    """A markdown table of ``column`` on ``layout``: a row per curve, a column per host
-    count in ``shown`` that ran."""
-    rows = t[t.layout == layout]
-    hosts = [h for h in shown if h in set(rows.hosts)]
-    body = []
-    for label in dict.fromkeys(rows.length):
-        by = rows[rows.length == label].set_index("hosts")[column]
-        body.append([label, *(format(by[h], fmt) for h in hosts)])
-    return _md_table(["length", *(_hosts(h) for h in hosts)], body)
-
-
-def _summary(rep: Reproduction) -> str:
-    o, t = rep.options, rep.table
-    duration, start, until = o.window_s
-    shown = (1, 2, 4, 8, 16, 24)
-    max64 = RATE_BPS / ((SHORT + CHARGE) * 8)
-    short64 = t[(t.length == str(SHORT)) & (t.hosts >= 2)]
-    top = short64.iloc[int(short64.packet_rate_pps.to_numpy().argmax())]
-    many = t[t.hosts >= 8]
-    above = many[many.bit_rate_mbps >= many.metcalfe_boggs_mbps]
-    worst = many.iloc[int((many.bit_rate_mbps - many.metcalfe_boggs_mbps).to_numpy().argmin())]
-    lines = [
-        "# CSMA/CD: the measured capacity of an Ethernet (Boggs, Mogul and Kent)",
-        "",
-        f"{'Quick grid' if o.quick else 'Full grid'}: {len(t)} (layout, length, hosts) cells, "
-        f"each one run of {duration:g} s measured from {start:g} s to {until:g} s; "
-        f"{rep.runs} simulations on {rep.jobs} threads in {rep.wall_s:.1f} s; seed {o.seed}.",
-        "",
-        "Every host saturates a 10 Mb/s segment (signals at 0.77 c, transceiver delay "
-        f"{TAP_DELAY_US} us crossed at both ends) with frames to itself, through "
-        f"{TX_BUFFERS} transmit buffers and a {rep.tx_service_ps / 1e6:.2f} us transmit service "
-        "time after each frame ("
-        + (
-            "calibrated: two hosts then send 64-byte frames at "
-            f"{rep.calibration.simulated_pps:,.0f} packets/s on the long net, the study's "
-            f"about {rep.calibration.target_pps:,.0f}"
-            if rep.calibration is not None and rep.calibration.target_pps is not None
-            else "given"
-        )
-        + "). A study length L (header, no CRC) is a simulated frame of "
-        "L + 4 B; each frame is charged (L + 24)·8 bits (gap 12, preamble 8, CRC 4 bytes), "
-        "so back-to-back frames make exactly 10 Mb/s. Mixes are 64- and 1536-byte frames, "
-        "short/long per block of eight, in random order.",
-        "",
-        "Layouts:",
-        "",
-        *(
-            f"- `{x.name}` (1 to {x.max_hosts} hosts): {x.about}; end-to-end round trip "
-            f"{x.round_trip_us:.2f} us."
-            for x in o.layouts()
+    name = "csma"
+    title = "CSMA/CD capacity (Boggs, Mogul and Kent): up to 24 hosts on a 10 Mb/s Ethernet."
+    description = (
+        "CSMA/CD capacity (Boggs, Mogul and Kent): up to 24 hosts saturating a 10 Mb/s "
+        "Ethernet, bit rate, packet rate, delay and collisions against the number of hosts, "
+        "for fixed frame lengths and bimodal mixes, on three cable layouts."
+    )
+    examples = (
+        "ethersim reproduce csma --quick",
+        "ethersim reproduce csma --jobs 2 --out results/csma",
+    )
+    quick_help = "The long and short nets, three lengths, seven host counts, 2 s runs."
+    out_help = "Folder for the table, figures and summary."
+    options = (
+        Option(
+            "tx_service_us",
+            "--tx-service",
+            float | None,
+            None,
+            "The hosts' transmit service time after each frame, us (default: calibrated so "
+            "two hosts send 64-byte frames at the study's 13,500 packets/s).",
+            metavar="US",
+            min=0.0,
+            max=100_000.0,
+            finite=True,
         ),
-        "",
-        "## Total bit rate on the long net, Mb/s",
-        "",
-        *_by_hosts(t, "long", "bit_rate_mbps", shown, ".2f"),
-        "",
-        f"At most 10e6 / ((L + 24)·8) frames/s fit: {max64:,.1f} frames/s for 64-byte frames. "
-        f"With 2 hosts or more the 64-byte packet rate reaches {top.packet_rate_pps:,.1f} "
-        f"frames/s ({top.layout} net, {int(top.hosts)} hosts); total packet rates, frames/s:",
-        "",
-        *_by_hosts(t, "long", "packet_rate_pps", shown, ",.0f"),
-        "",
-        "Mean excess delay on the long net, ms:",
-        "",
-        *_by_hosts(t, "long", "excess_delay_ms", shown, ".3f"),
-        "",
-        "## Against the Metcalfe-Boggs estimate",
-        "",
-        "With Q hosts always ready: A = (1 - 1/Q)^(Q-1), W = (1 - A)/A, "
-        "E = (P/C) / (P/C + W·T), with P = (L + 24)·8 bits per frame (a mix: the mean over "
-        "its block), C = 10 Mb/s and T = the slot time, 512 bit times = 51.2 us; the "
-        "estimate is E · 10 Mb/s (Q = 1: E = 1). It assumes every host always has a frame "
-        f"ready and every slot is contended; the hosts here take {rep.tx_service_ps / 1e6:.1f} "
-        "us between frames, so with few hosts the network is idle part of the time and falls "
-        "below it.",
-        "",
-        f"With 8 hosts or more, the simulated bit rate is at or above the estimate in "
-        f"{len(above)} of {len(many)} cells; closest: {worst.layout} net, length "
-        f"{worst.length}, {int(worst.hosts)} hosts, {worst.bit_rate_mbps:.3f} against "
-        f"{worst.metcalfe_boggs_mbps:.3f} Mb/s. Long net, Mb/s (simulated / estimate):",
-        "",
-    ]
-    long = t[t.layout == "long"]
-    q = [h for h in (2, 8, 24) if h in set(long.hosts)]
-    body = []
-    for label in dict.fromkeys(long.length):
-        by = long[long.length == label].set_index("hosts")
-        body.append(
-            [label, *(f"{by.bit_rate_mbps[h]:.2f} / {by.metcalfe_boggs_mbps[h]:.2f}" for h in q)]
+    )
+
+    def configure(self, values: Mapping[str, Any]) -> Options:
+        return Options(
+            quick=values["quick"],
+            seed=values["seed"],
+            jobs=values["jobs"],
+            tx_service_us=values["tx_service_us"],
         )
-    lines += _md_table(["length", *(_hosts(h) for h in q)], body)
-    lines += ["", "## Every layout at its most hosts, Mb/s", ""]
-    body = []
-    for label in dict.fromkeys(t.length):
-        row = [label]
-        for x in o.layouts():
-            r = t[(t.layout == x.name) & (t.length == label) & (t.hosts == x.max_hosts)]
-            row.append(f"{r.bit_rate_mbps.iloc[0]:.2f}" if len(r) else "")
-        body.append(row)
-    lines += _md_table(["length", *(f"{x.name} ({x.max_hosts})" for x in o.layouts())], body)
-    lines += [
-        "",
-        f"Collisions per frame reach {t.collisions_per_frame.max():.2f}; "
-        f"{int(t.drops.sum()):,} frames in all were dropped after 16 collisions "
-        f"(most in one cell: {int(t.drops.max()):,}).",
-        "",
-        "Figures (`figures/`, PNG and SVG): "
-        + ", ".join(f"`{name}`" for _, _, name in METRICS)
-        + " against the number of hosts, one panel per layout; `metcalfe_boggs`. "
-        "Table: `csma.csv` (and `csma.parquet`). Scenarios: `scenarios/`.",
-        "",
-    ]
-    return "\n".join(lines)
+
+    def reproduce(self, options: Options, progress: bool) -> Reproduction:
+        return reproduce(options, progress)
+
+    def tables(self, rep: Reproduction) -> list[TableFile]:
+        return [TableFile("csma", rep.table)]
+
+    def figures(self, rep: Reproduction, folder: Path, published: Published) -> None:
+        from ethersim.studies import csma_report
+
+        csma_report.figures(rep, folder, published)
+
+    def summary(self, rep: Reproduction) -> str:
+        from ethersim.studies import csma_report
+
+        return csma_report.summary(rep)
+
+    def scenario_files(self, rep: Reproduction) -> dict[str, str]:
+        long = LAYOUTS[0]
+        return {
+            f"scenarios/long-{long.max_hosts}-hosts-{frames.label.replace('/', '-')}.toml": (
+                scenario(long, frames, long.max_hosts, rep.options, rep.tx_service_ps)
+            )
+            for frames in (Frames.fixed(SHORT), Frames.mix(7, 1))
+        }
+
+    def marker(self, rep: Reproduction) -> dict[str, Any]:
+        calibration = rep.calibration
+        return {
+            "quick": rep.options.quick,
+            "seed": rep.options.seed,
+            "runs": rep.runs,
+            "jobs": rep.jobs,
+            "wall_time_s": rep.wall_s,
+            "tx_service_ps": rep.tx_service_ps,
+            "calibration": None
+            if calibration is None
+            else {
+                "target_pps": calibration.target_pps,
+                "simulated_pps": calibration.simulated_pps,
+                "history": [list(h) for h in calibration.history],
+            },
+        }
+
+    def main_table(self, rep: Reproduction) -> Table:
+        from ethersim.studies import csma_report
+
+        return csma_report.main_table(rep)
+
+    def findings(self) -> Findings[Reproduction]:
+        from ethersim.studies.csma_findings import FINDINGS
+
+        return FINDINGS
 
 
-def write(rep: Reproduction, folder: Path) -> None:
-    """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
-    write_table(rep.table, folder, "csma")
-    _figures(rep, folder / "figures")
-    (folder / "summary.md").write_text(_summary(rep), encoding="utf-8")
-    (folder / "scenarios").mkdir()
-    long = LAYOUTS[0]
-    for frames in (Frames.fixed(SHORT), Frames.mix(7, 1)):
-        text = scenario(long, frames, long.max_hosts, rep.options, rep.tx_service_ps)
-        name = f"long-{long.max_hosts}-hosts-{frames.label.replace('/', '-')}.toml"
-        (folder / "scenarios" / name).write_text(text, encoding="utf-8")
-    info: dict[str, Any] = {
-        "study": "csma",
-        "quick": rep.options.quick,
-        "seed": rep.options.seed,
-        "runs": rep.runs,
-        "jobs": rep.jobs,
-        "wall_time_s": rep.wall_s,
-        "tx_service_ps": rep.tx_service_ps,
-        "calibration": None
-        if rep.calibration is None
-        else {
-            "target_pps": rep.calibration.target_pps,
-            "simulated_pps": rep.calibration.simulated_pps,
-            "history": [list(h) for h in rep.calibration.history],
-        },
-    }
-    write_marker(folder, info)
+#: The study, as :mod:`ethersim.studies.registry` lists it.
+STUDY = _Csma()

@@ -34,10 +34,10 @@ import numpy as np
 import pandas as pd
 
 from ethersim.studies import csma as study
-from ethersim.studies.contract import Outcome, Study
+from ethersim.studies.contract import Findings, Outcome
 from ethersim.studies.contract import rows_where as _select
 
-__all__ = ["EVALUATORS", "STUDY"]
+__all__ = ["EVALUATORS", "FINDINGS"]
 
 #: A trend "with hosts": |Spearman rank correlation| at least this, in the stated direction.
 TREND_RHO = 0.8
@@ -832,4 +832,6 @@ EVALUATORS: dict[str, Callable[[study.Reproduction, Mapping[str, Any]], Outcome]
     "sensitivity_to_length_and_round_trip": _sensitivity_to_length_and_round_trip,
 }
 
-STUDY: Study[study.Reproduction] = Study("csma", EVALUATORS, options=("tx_service_us", "seed"))
+FINDINGS: Findings[study.Reproduction] = Findings(
+    "csma", EVALUATORS, options=("tx_service_us", "seed")
+)

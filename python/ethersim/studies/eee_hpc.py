@@ -29,16 +29,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.safe_write import make_folders
-from ethersim.studies.runner import Progress, default_jobs, run_many, write_marker, write_table
+from ethersim.batch import Progress, default_jobs, run_many
+from ethersim.studies.study import Option, Study, TableFile
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pandas as pd
+    from rich.table import Table
 
     from ethersim.models.eee_perf import Fit
     from ethersim.results import Result
+    from ethersim.studies.contract import Findings, Published
 
-__all__ = ["ARRAY_READINGS", "Options", "Reproduction", "check", "reproduce", "scenario", "write"]
+__all__ = ["ARRAY_READINGS", "STUDY", "Options", "Reproduction", "check", "reproduce", "scenario"]
 
 #: The EEE policy of the ping-pong study: idle timeout, wake time, and 1000BASE-T's sleep time.
 IDLE_TIMEOUT_US = 1000
@@ -389,181 +393,108 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
     return Reproduction(options, points, models, gap_table, fits, runs, elapsed, jobs)
 
 
-def _figures(rep: Reproduction, folder: Path) -> None:
-    import matplotlib
+class _EeeHpc(Study[Options, Reproduction]):
+    """The EEE-HPC study's command, runs and files."""
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    plt.rcParams["svg.hashsalt"] = "ethersim"
-    make_folders(folder)
-    t = rep.points
-
-    def save(fig: Any, name: str) -> None:
-        fig.savefig(folder / f"{name}.png", dpi=120)
-        fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
-        plt.close(fig)
-
-    # The fitted curves over the simulated points, per process count and model.
-    fig, axes = plt.subplots(
-        1, len(rep.options.processes), figsize=(11, 4.2), layout="constrained", squeeze=False
+    name = "eee-hpc"
+    title = "EEE-HPC: the time Low Power Idle adds to an MPI alltoall loop, and its model."
+    description = (
+        "EEE-HPC: the time Low Power Idle adds to an MPI alltoall loop on four nodes (4 and "
+        "16 processes), and the EEE performance model fitted to it, mean-interval and "
+        "distribution-aware, with their prediction errors."
     )
-    for ax, processes in zip(axes[0], rep.options.processes, strict=True):
-        cells = t[t.processes == processes]
-        for fitted, marker in ((True, "o"), (False, "x")):
-            sub = cells[cells.fitted == fitted]
-            ax.scatter(
-                sub.idle_interval_us,
-                sub.overhead_us,
-                marker=marker,
-                s=18,
-                label="simulated, fitted" if fitted else "simulated, held out",
-            )
-        fit = rep.fits[(processes, "mean-interval")]
-        grid = np.linspace(0, float(cells.idle_interval_us.max()) * 1.05, 400)
-        ax.plot(grid, fit.model.penalty_us(grid), "k-", lw=1, label="mean-interval model f(I)")
-        ax.set_xlabel("mean idle interval I = T_base/n - 8S/B (us)")
-        ax.set_ylabel("overhead per communication (us)")
-        ax.set_title(f"{processes} processes ({processes // NODES} per node)")
-        ax.legend(fontsize=7)
-    save(fig, "fit_mean_interval")
-
-    # Predicted against simulated elapsed time, both models.
-    fig, ax = plt.subplots(figsize=(6, 5.5), layout="constrained")
-    for model, marker in (("mean_interval", "o"), ("distribution", "^")):
-        for processes in rep.options.processes:
-            cells = t[(t.processes == processes) & ~t.fitted]
-            ax.scatter(
-                cells.elapsed_on_s,
-                cells[f"predicted_on_s_{model}"],
-                marker=marker,
-                s=16,
-                label=f"{model.replace('_', '-')}, {processes} processes (held out)",
-            )
-    lo, hi = float(t.elapsed_on_s.min()), float(t.elapsed_on_s.max())
-    ax.plot([lo, hi], [lo, hi], "k:", lw=1)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("simulated elapsed time, EEE on (s)")
-    ax.set_ylabel("predicted elapsed time (s)")
-    ax.legend(fontsize=7)
-    save(fig, "predicted_vs_simulated")
-
-    # Overhead and energy saved against the sleep, a curve per array size.
-    from ethersim.studies.contract import draw_published
-    from ethersim.studies.registry import study
-
-    published = study("eee-hpc").published()
-    fig, axes = plt.subplots(
-        2, len(rep.options.processes), figsize=(11, 7), layout="constrained", squeeze=False
+    examples = (
+        "ethersim reproduce eee-hpc --quick",
+        "ethersim reproduce eee-hpc --idle-timeout-us 500",
     )
-    for k, processes in enumerate(rep.options.processes):
-        cells = t[t.processes == processes]
-        for size in rep.options.sizes():
-            c = cells[cells.array_bytes == size].sort_values("sleep_us")
-            axes[0][k].plot(c.sleep_us, c.overhead_percent, "o-", ms=3, label=f"{size} B")
-            axes[1][k].plot(c.sleep_us, c.energy_saved_percent, "o-", ms=3, label=f"{size} B")
-        draw_published(axes[0][k], published, "overhead_and_energy", f"{processes} processes")
-        axes[0][k].set_title(f"{processes} processes")
-        axes[0][k].set_ylabel("elapsed time added by EEE (%)")
-        axes[1][k].set_ylabel("link energy saved (%)")
-        axes[1][k].set_xlabel("sleep between alltoalls (us)")
-        axes[0][k].legend(fontsize=7)
-    save(fig, "overhead_and_energy")
+    quick_help = "Three array sizes, five sleeps, 20 to 80 iterations."
+    out_help = "Folder for the tables, figures and summary."
+    options = (
+        Option(
+            "idle_timeout_us",
+            "--idle-timeout-us",
+            int,
+            IDLE_TIMEOUT_US,
+            "The LPI idle timeout of every link, us (study: 1000).",
+            metavar="US",
+            min=1,
+        ),
+        Option(
+            "array_reading",
+            "--array-reading",
+            str,
+            "pair",
+            "What the paper's MPI_Alltoall array is: pair (the block each pair of ranks "
+            "exchanges) or buffer (the whole send buffer, an equal block per rank).",
+            metavar="READING",
+        ),
+    )
 
+    def configure(self, values: Mapping[str, Any]) -> Options:
+        return Options(
+            quick=values["quick"],
+            seed=values["seed"],
+            jobs=values["jobs"],
+            idle_timeout_us=values["idle_timeout_us"],
+            array_reading=values["array_reading"],
+        )
 
-def _summary(rep: Reproduction) -> str:
-    t, m = rep.points, rep.models
-    o = rep.options
-    lines = [
-        "# EEE-HPC: what Low Power Idle costs an MPI alltoall, and how well the model predicts it",
-        "",
-        f"{'Quick grid' if o.quick else 'Full grid'}: {len(t)} cells "
-        f"({', '.join(map(str, o.processes))} "
-        f"processes; sleeps {o.sleeps_us()[0]} to {o.sleeps_us()[-1]} us; arrays "
-        f"{o.sizes()[0]} B to {o.sizes()[-1]} B "
-        + ("per pair" if o.array_reading == "pair" else "per send buffer, an equal block per rank")
-        + f"), EEE off and on; {rep.runs} simulations "
-        f"on {rep.jobs} threads in {rep.wall_s:.1f} s; seed {o.seed}.",
-        "",
-        f"Links: 1000BASE-T LPI, idle timeout {o.idle_timeout_us} us, Tw {WAKE_US} us, a sleep in "
-        f"progress finishes. MPI call overhead {o.overhead_fixed_us} us + "
-        f"{o.overhead_per_byte_ns} ns "
-        "per byte sent.",
-        "",
-        f"Iterations per cell: {int(t.iterations.min())} to {int(t.iterations.max())} "
-        "(doubled from "
-        f"{o.first_iterations()} until the 95% confidence half-width of the time per iteration was "
-        f"within {o.tolerance:.1%} of its mean, at most {o.max_iterations()}); "
-        "the largest half-width "
-        f"with EEE on: {t.iteration_on_ci95_us.max():.3f} us, "
-        f"{(t.iteration_on_ci95_us / t.iteration_on_us).max():.3%} of its iteration.",
-        "",
-        "## Where EEE costs time",
-        "",
-    ]
-    for processes in o.processes:
-        cells = t[t.processes == processes]
-        hit = cells[cells.overhead_percent > 0]
-        lines.append(
-            f"- {processes} processes: EEE adds time in {len(hit)} of {len(cells)} cells"
-            + (
-                f", from {hit.overhead_percent.min():.3f}% to {hit.overhead_percent.max():.2f}% "
-                f"(shortest sleep with any: {int(hit.sleep_us.min())} us); link energy saved "
-                f"{cells.energy_saved_percent.min():.2f}% to "
-                f"{cells.energy_saved_percent.max():.2f}%."
-                if len(hit)
-                else "."
+    def check(self, options: Options) -> None:
+        check(options)
+
+    def reproduce(self, options: Options, progress: bool) -> Reproduction:
+        return reproduce(options, progress)
+
+    def tables(self, rep: Reproduction) -> list[TableFile]:
+        return [
+            TableFile("eee_hpc_points", rep.points),
+            TableFile("eee_hpc_model", rep.models),
+            TableFile("eee_hpc_gaps", rep.gaps),
+        ]
+
+    def figures(self, rep: Reproduction, folder: Path, published: Published) -> None:
+        from ethersim.studies import eee_hpc_report
+
+        eee_hpc_report.figures(rep, folder, published)
+
+    def summary(self, rep: Reproduction) -> str:
+        from ethersim.studies import eee_hpc_report
+
+        return eee_hpc_report.summary(rep)
+
+    def scenario_files(self, rep: Reproduction) -> dict[str, str]:
+        o = rep.options
+        return {
+            f"scenarios/16p-4096B-1000us-eee-{'on' if eee else 'off'}.toml": scenario(
+                16, 1000, 4096, eee, o.first_iterations(), o
             )
-        )
-    lines += [
-        "",
-        "## The models (fitted on every other array size, judged on the rest)",
-        "",
-        "| processes | model | c (us) | alpha (1/us) | t (us) | mean error | worst error "
-        "| worst cell |",
-        "|---:|---|---:|---:|---:|---:|---:|---|",
-    ]
-    for r in m.itertuples():
-        lines.append(
-            f"| {r.processes} | {r.model} | {r.c:.2f} | {r.alpha_per_us:.4g} | {r.t_us:.1f} | "
-            f"{r.mean_error_percent:.3f}% | {r.worst_error_percent:.3f}% | {r.worst_cell} |"
-        )
-    lines += [
-        "",
-        "Figures: `figures/fit_mean_interval.png`, `figures/predicted_vs_simulated.png`, "
-        "`figures/overhead_and_energy.png` (and SVG). Tables: `eee_hpc_points.csv`, "
-        "`eee_hpc_model.csv`, `eee_hpc_gaps.csv` (each point's idle gaps on the nodes' links "
-        "with EEE off: `ethersim model eee-fit eee_hpc_points.csv --gaps eee_hpc_gaps.csv`).",
-        "",
-    ]
-    return "\n".join(lines)
+            for eee in (False, True)
+        }
+
+    def marker(self, rep: Reproduction) -> dict[str, Any]:
+        o = rep.options
+        return {
+            "quick": o.quick,
+            "seed": o.seed,
+            "idle_timeout_us": o.idle_timeout_us,
+            "array_reading": o.array_reading,
+            "overhead_fixed_us": o.overhead_fixed_us,
+            "overhead_per_byte_ns": o.overhead_per_byte_ns,
+            "runs": rep.runs,
+            "jobs": rep.jobs,
+            "wall_time_s": rep.wall_s,
+        }
+
+    def main_table(self, rep: Reproduction) -> Table:
+        from ethersim.studies import eee_hpc_report
+
+        return eee_hpc_report.main_table(rep)
+
+    def findings(self) -> Findings[Reproduction]:
+        from ethersim.studies.eee_hpc_findings import FINDINGS
+
+        return FINDINGS
 
 
-def write(rep: Reproduction, folder: Path) -> None:
-    """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
-    write_table(rep.points, folder, "eee_hpc_points")
-    write_table(rep.models, folder, "eee_hpc_model")
-    write_table(rep.gaps, folder, "eee_hpc_gaps")
-    _figures(rep, folder / "figures")
-    (folder / "summary.md").write_text(_summary(rep), encoding="utf-8")
-    (folder / "scenarios").mkdir()
-    o = rep.options
-    for eee in (False, True):
-        name = f"16p-4096B-1000us-eee-{'on' if eee else 'off'}.toml"
-        text = scenario(16, 1000, 4096, eee, o.first_iterations(), o)
-        (folder / "scenarios" / name).write_text(text, encoding="utf-8")
-    info: dict[str, Any] = {
-        "study": "eee-hpc",
-        "quick": o.quick,
-        "seed": o.seed,
-        "idle_timeout_us": o.idle_timeout_us,
-        "array_reading": o.array_reading,
-        "overhead_fixed_us": o.overhead_fixed_us,
-        "overhead_per_byte_ns": o.overhead_per_byte_ns,
-        "runs": rep.runs,
-        "jobs": rep.jobs,
-        "wall_time_s": rep.wall_s,
-    }
-    write_marker(folder, info)
+#: The study, as :mod:`ethersim.studies.registry` lists it.
+STUDY = _EeeHpc()

@@ -26,9 +26,9 @@ from typing import Any
 import pandas as pd
 
 from ethersim.studies import eee_hpc as study
-from ethersim.studies.contract import Outcome, Study, rows_where
+from ethersim.studies.contract import Findings, Outcome, rows_where
 
-__all__ = ["EVALUATORS", "STUDY", "penalty_us", "per_call_interval_us"]
+__all__ = ["EVALUATORS", "FINDINGS", "penalty_us", "per_call_interval_us"]
 
 _CELL_KEYS = ("processes", "array_bytes", "sleep_us")
 
@@ -385,6 +385,6 @@ EVALUATORS = {
         "synthetic cells are the paper's stress case"
     ),
 }
-STUDY: Study[study.Reproduction] = Study(
+FINDINGS: Findings[study.Reproduction] = Findings(
     "eee-hpc", EVALUATORS, options=("idle_timeout_us", "array_reading")
 )

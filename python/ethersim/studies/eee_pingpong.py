@@ -19,19 +19,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.safe_write import make_folders
-from ethersim.studies.runner import (
-    Progress,
-    default_jobs,
-    run_many,
-    write_marker,
-    write_table,
-)
+from ethersim.batch import Progress, default_jobs, run_many
+from ethersim.studies.study import Study, TableFile
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from collections.abc import Mapping
 
-__all__ = ["IDLE_TIMEOUT_US", "SLEEP_US", "WAKE_US", "Options", "Reproduction", "reproduce"]
+    import pandas as pd
+    from rich.table import Table
+
+    from ethersim.studies.contract import Findings, Published
+
+__all__ = [
+    "IDLE_TIMEOUT_US",
+    "SLEEP_US",
+    "STUDY",
+    "WAKE_US",
+    "Options",
+    "Reproduction",
+    "reproduce",
+]
 
 #: The switch's idle timeout, its wake time, and 1000BASE-T's sleep time (the profile's).
 IDLE_TIMEOUT_US = 1000
@@ -172,17 +179,14 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
     )
 
 
-def _figure(rep: Reproduction, folder: Path) -> None:
-    import matplotlib
+def _figure(rep: Reproduction, folder: Path, published: Published) -> None:
+    from ethersim.figures import prepare, write_figure
 
-    matplotlib.use("Agg")
+    prepare(folder)
     import matplotlib.pyplot as plt
 
     from ethersim.studies.contract import draw_published
-    from ethersim.studies.registry import study
 
-    plt.rcParams["svg.hashsalt"] = "ethersim"
-    make_folders(folder)
     fig, ax = plt.subplots(figsize=(8, 4.5), layout="constrained")
     for pinger in (0, 1):
         rows = rep.table[rep.table.pinger == pinger]
@@ -195,14 +199,12 @@ def _figure(rep: Reproduction, folder: Path) -> None:
         )
     ax.axvline(IDLE_TIMEOUT_US / 1000, color="grey", ls=":", label="idle timeout (1 ms)")
     ax.axhline(WAKE_US, color="grey", ls="--", label=f"Tw ({WAKE_US} us)")
-    draw_published(ax, study("eee-pingpong").published(), "response_delay")
+    draw_published(ax, published, "response_delay")
     ax.set_xlabel("ping interval (ms)")
     ax.set_ylabel("response delay: mean RTT, EEE on - off (us)")
     ax.set_title("1000BASE-T EEE link to host 0: idle timeout 1 ms, Tw 60 us, sleep finishes")
     ax.legend(fontsize=8)
-    fig.savefig(folder / "response_delay.png", dpi=120)
-    fig.savefig(folder / "response_delay.svg", metadata={"Date": None})
-    plt.close(fig)
+    write_figure(fig, folder, "response_delay")
 
 
 def _summary(rep: Reproduction) -> str:
@@ -247,22 +249,76 @@ def _summary(rep: Reproduction) -> str:
     return "\n".join(lines)
 
 
-def write(rep: Reproduction, folder: Path) -> None:
-    """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
-    write_table(rep.table, folder, "eee_pingpong")
-    _figure(rep, folder / "figures")
-    (folder / "summary.md").write_text(_summary(rep), encoding="utf-8")
-    (folder / "scenarios").mkdir()
-    for pinger in (0, 1):
-        name = f"h{pinger}-pings-1500us-eee-on.toml"
-        text = scenario(pinger, 1500, True, rep.options.pings, rep.options.seed)
-        (folder / "scenarios" / name).write_text(text, encoding="utf-8")
-    info: dict[str, Any] = {
-        "study": "eee-pingpong",
-        "quick": rep.options.quick,
-        "seed": rep.options.seed,
-        "runs": rep.runs,
-        "jobs": rep.jobs,
-        "wall_time_s": rep.wall_s,
-    }
-    write_marker(folder, info)
+class _EeePingpong(Study[Options, Reproduction]):
+    """The ping-pong study's command, runs and files."""
+
+    name = "eee-pingpong"
+    title = "EEE ping-pong: the delay Low Power Idle adds to a ping's round trip."
+    description = (
+        "EEE ping-pong: the delay Low Power Idle adds to a ping's round trip against the "
+        "send interval, in each direction, on a 1000BASE-T link with a 1 ms idle timeout."
+    )
+    examples = (
+        "ethersim reproduce eee-pingpong --quick",
+        "ethersim reproduce eee-pingpong --out results/pingpong",
+    )
+    quick_help = "A coarser grid, 100 pings per interval."
+    out_help = "Folder for the table, figure and summary."
+
+    def configure(self, values: Mapping[str, Any]) -> Options:
+        return Options(quick=values["quick"], seed=values["seed"], jobs=values["jobs"])
+
+    def reproduce(self, options: Options, progress: bool) -> Reproduction:
+        return reproduce(options, progress)
+
+    def tables(self, rep: Reproduction) -> list[TableFile]:
+        return [TableFile("eee_pingpong", rep.table)]
+
+    def figures(self, rep: Reproduction, folder: Path, published: Published) -> None:
+        _figure(rep, folder, published)
+
+    def summary(self, rep: Reproduction) -> str:
+        return _summary(rep)
+
+    def scenario_files(self, rep: Reproduction) -> dict[str, str]:
+        o = rep.options
+        return {
+            f"scenarios/h{pinger}-pings-1500us-eee-on.toml": scenario(
+                pinger, 1500, True, o.pings, o.seed
+            )
+            for pinger in (0, 1)
+        }
+
+    def marker(self, rep: Reproduction) -> dict[str, Any]:
+        return {
+            "quick": rep.options.quick,
+            "seed": rep.options.seed,
+            "runs": rep.runs,
+            "jobs": rep.jobs,
+            "wall_time_s": rep.wall_s,
+        }
+
+    def main_table(self, rep: Reproduction) -> Table:
+        from rich.table import Table
+
+        table = Table(title="EEE ping-pong: response delay (mean RTT, EEE on - off)")
+        for column in ("interval", "host 0 pings", "host 1 pings"):
+            table.add_column(column, justify="right")
+        t = rep.table
+        shown = [0.5, 0.9, 1.0, 1.05, 1.1, 1.15, 1.2, 1.25, 1.5, 2.0, 3.0, 4.0]
+        for interval in shown:
+            rows = t[(t.interval_ms - interval).abs() < 1e-9]
+            if len(rows) != 2:
+                continue
+            by = {int(r.pinger): r.response_delay_us for _, r in rows.iterrows()}
+            table.add_row(f"{interval:g} ms", f"{by[0]:.1f} us", f"{by[1]:.1f} us")
+        return table
+
+    def findings(self) -> Findings[Reproduction]:
+        from ethersim.studies.eee_pingpong_findings import FINDINGS
+
+        return FINDINGS
+
+
+#: The study, as :mod:`ethersim.studies.registry` lists it.
+STUDY = _EeePingpong()

@@ -16,9 +16,9 @@ from typing import Any
 import pandas as pd
 
 from ethersim.studies import eee_pingpong as study
-from ethersim.studies.contract import Outcome, Study
+from ethersim.studies.contract import Findings, Outcome
 
-__all__ = ["EVALUATORS", "STUDY"]
+__all__ = ["EVALUATORS", "FINDINGS"]
 
 
 def _f(where: Mapping[str, Any], key: str, default: float) -> float:
@@ -179,4 +179,4 @@ EVALUATORS = {
     "mean_response_delay_in_sleep_range_us": _sleep_range_mean,
     "step_shape": _step_shape,
 }
-STUDY: Study[study.Reproduction] = Study("eee-pingpong", EVALUATORS)
+FINDINGS: Findings[study.Reproduction] = Findings("eee-pingpong", EVALUATORS)

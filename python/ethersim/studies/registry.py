@@ -1,23 +1,39 @@
-"""The studies ``ethersim reproduce`` knows, by name, and where each one's contract
-(evaluators of its published findings) lives."""
+"""The studies ``ethersim reproduce`` knows: one line each, the one place that lists them.
+
+Each line names a study's command and the module whose ``STUDY`` (a
+:class:`~ethersim.studies.study.Study`) it is. The command line builds ``reproduce NAME``
+from it and runs ``reproduce all`` in its order; a module is imported only when its study
+is asked for, so ``ethersim run`` loads none of them.
+"""
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
-from ethersim.studies.contract import Study
+from ethersim.studies.study import Study
 
-__all__ = ["NAMES", "study"]
+__all__ = ["NAMES", "STUDIES", "study"]
 
-#: Every study, in the order ``ethersim reproduce all`` runs them.
-NAMES = ("rps", "eee-pingpong", "eee-hpc", "csma", "capacity-scaling")
+#: Every study, by command name: the module that defines its ``STUDY``, in the order
+#: ``ethersim reproduce all`` runs them.
+STUDIES = {
+    "rps": "ethersim.studies.rps",
+    "eee-pingpong": "ethersim.studies.eee_pingpong",
+    "eee-hpc": "ethersim.studies.eee_hpc",
+    "csma": "ethersim.studies.csma",
+    "capacity-scaling": "ethersim.studies.capacity_scaling",
+}
 
-_FINDINGS = {name: f"ethersim.studies.{name.replace('-', '_')}_findings" for name in NAMES}
+#: Every study's name, in the order ``ethersim reproduce all`` runs them.
+NAMES = tuple(STUDIES)
 
 
-def study(name: str) -> Study[Any]:
-    """The contract of study ``name``: its evaluators, checked against its published
-    findings when :meth:`Study.published` is called."""
-    found: Study[Any] = importlib.import_module(_FINDINGS[name]).STUDY
+def study(name: str) -> Study[Any, Any]:
+    """The study ``name``: its command, runs, files and published findings. Raises
+    ``KeyError`` for a name not registered, ``TypeError`` for a module whose ``STUDY`` is
+    not a :class:`Study` of that name."""
+    found = importlib.import_module(STUDIES[name]).STUDY
+    if not isinstance(found, Study) or found.name != name:
+        raise TypeError(f"{STUDIES[name]}.STUDY is not the Study {name!r}: {found!r}")
     return found

@@ -43,30 +43,34 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.models import burst_loss
-from ethersim.studies.runner import (
-    Progress,
-    Tick,
-    default_jobs,
-    run_many,
-    write_csv,
-    write_marker,
-    write_table,
+from ethersim.batch import Progress, Tick, default_jobs, run_many
+from ethersim.studies.rps_bursts import (
+    BURST_BYTES,
+    BURST_DARK_MS,
+    BURST_RATES_GBPS,
+    FRAME_BYTES,
+    burst_scenario,
+    burst_table,
 )
+from ethersim.studies.study import Option, Study, TableFile
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     import pandas as pd
+    from rich.table import Table
 
     from ethersim.results import Result
+    from ethersim.studies.contract import Findings, Published
 
 __all__ = [
     "DEFAULT_BUFFER_BYTES",
     "HOST_BOTTLENECKS",
     "PAUSES_MS",
+    "STUDY",
     "STUDY_CONTROL_S",
     "Calibration",
     "Options",
@@ -106,14 +110,6 @@ PAUSE_EVERY_S = 1
 SERIES_WINDOW_MS = (980, 1100)
 #: 802.3x pause quantum at 1 Gb/s: 512 bit times, ps.
 QUANTUM_PS_1G = 512_000
-
-#: The burst-loss curves: burst, dark time, rates, link rate.
-BURST_BYTES = 10_000_000
-BURST_DARK_MS = 10
-BURST_RATES_GBPS = (2, 4, 6)
-#: Maximum frame, and the payload it carries, of the simulated bursts.
-FRAME_BYTES = 1518
-FRAME_PAYLOAD = 1472
 
 
 @dataclass(frozen=True)
@@ -428,89 +424,6 @@ def _cell_row(
     }
 
 
-def burst_scenario(
-    rate_bps: int, frames: int, buffer_bytes: int, dark_ms: int, seed: int = 1
-) -> tuple[str, Fraction]:
-    """A burst of ``frames`` maximum frames arriving at ``rate_bps`` of frame bytes (paced
-    by the source over a 10 Gb/s link) into a link that switches from 1 to 10 Gb/s as
-    the burst begins, dark for ``dark_ms``, behind ``buffer_bytes`` of switch buffer.
-    Returns the scenario and the exact rate (bit/s) at which its frames fill the buffer:
-    the payload rate is a whole number of bit/s, so the fill rate is that times
-    1518/1472."""
-    payload_rate = round(rate_bps * FRAME_PAYLOAD / FRAME_BYTES)
-    fill_rate = Fraction(payload_rate * FRAME_BYTES, FRAME_PAYLOAD)
-    text = f"""# A burst into a link that switches rate: written by `ethersim reproduce rps`.
-name = "burst-{rate_bps}bps-{buffer_bytes}B"
-seed = {seed}
-
-[[hosts]]
-name = "source"
-
-[[hosts]]
-name = "sink"
-
-[[switches]]
-name = "switch"
-port_buffer = {{ bytes = "{buffer_bytes} B" }}
-
-[[links]]
-between = ["source", "switch"]
-rate = "10 Gb/s"
-
-[[links]]
-between = ["switch", "sink"]
-rate = "1 Gb/s"
-
-# Switches up to 10 Gb/s as the burst begins: dark {dark_ms} ms.
-[links.rate_switching]
-rates = ["1 Gb/s", "10 Gb/s"]
-switch_time = "{dark_ms} ms"
-policy = {{ kind = "schedule", changes = [{{ at = "0 s", rate = "10 Gb/s" }}] }}
-
-[[apps]]
-kind = "udp_file"
-name = "burst"
-from = "source"
-to = "sink"
-size = "{frames * FRAME_PAYLOAD} B"
-rate = "{payload_rate} b/s"   # {float(fill_rate) / 1e9:.6g} Gb/s of frame bytes
-"""
-    return text, fill_rate
-
-
-def _burst_table(options: Options, simulated: dict[tuple[int, int], float]) -> pd.DataFrame:
-    """The analytic curves on a fine grid of buffers, with the simulated points."""
-    import pandas as pd
-
-    frames = math.ceil(BURST_BYTES / FRAME_BYTES)
-    burst = frames * FRAME_BYTES
-    fine = [k * 250_000 for k in range(0, 33)]
-    rows = []
-    for rate in BURST_RATES_GBPS:
-        payload_rate = round(rate * 10**9 * FRAME_PAYLOAD / FRAME_BYTES)
-        fill = Fraction(payload_rate * FRAME_BYTES, FRAME_PAYLOAD)
-        buffers = sorted(set(fine) | {b for (r, b) in simulated if r == rate})
-        for b in buffers:
-            model = burst_loss(fill, burst, Fraction(BURST_DARK_MS, 1000), b, FRAME_BYTES)
-            sim = simulated.get((rate, b))
-            rows.append(
-                {
-                    "rate_gbps": rate,
-                    "buffer_bytes": b,
-                    "lost_percent": model.lost_percent,
-                    "lost_percent_simulated": sim,
-                    "lost_packets": model.lost_packets,
-                    "lost_packets_simulated": None if sim is None else round(sim * frames / 100),
-                    "burst_bytes": burst,
-                    "dark_ms": BURST_DARK_MS,
-                    "fill_rate_bps": float(fill),
-                }
-            )
-    table = pd.DataFrame(rows)
-    table["lost_packets_simulated"] = table["lost_packets_simulated"].astype("Int64")
-    return table
-
-
 def reproduce(options: Options, progress: bool = False) -> Reproduction:
     """Runs the whole study and returns what it found (nothing is written)."""
     import pandas as pd
@@ -652,7 +565,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
         for (rate, b), (text, _) in zip(points, made, strict=True):
             if b == options.burst_buffers()[0]:
                 scenarios[f"burst-{rate}gbps-{b}B.toml"] = text
-        bursts = _burst_table(options, simulated)
+        bursts = burst_table(simulated)
 
         # 5. One pause event, TCP, with time series: the longest pause, a file that ends
         # soon after the first event.
@@ -692,32 +605,125 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
     )
 
 
-def write(rep: Reproduction, folder: Path) -> None:
-    """Writes a reproduction's files into ``folder`` (a fresh, empty folder)."""
-    from ethersim.studies import rps_report
+class _Rps(Study[Options, Reproduction]):
+    """The Rapid PHY Selection study's command, runs and files."""
 
-    write_table(rep.cells, folder, "rps")
-    write_csv(rep.buffers, folder / "rps_buffer.csv")
-    write_csv(rep.release, folder / "rps_release.csv")
-    write_csv(rep.bursts, folder / "burst_loss.csv")
-    calibration = [{k: v for k, v in asdict(c).items() if k != "history"} for c in rep.calibrations]
-    import pandas as pd
+    name = "rps"
+    title = "Rapid PHY Selection: 802.3x PAUSE against link-rate switching."
+    description = (
+        "Rapid PHY Selection: TCP and UDP transfers through a switch paused once a second, "
+        "with the server honouring or ignoring PAUSE; the burst-loss model against bursts "
+        "into a link that switches rate."
+    )
+    examples = (
+        "ethersim reproduce rps --quick",
+        'ethersim reproduce rps --buffer "256 KiB" --out results/rps-256k',
+        "ethersim reproduce rps --sensitivity",
+    )
+    quick_help = "A smaller grid (a 50 MB file) that runs in seconds."
+    out_help = "Folder for the tables, figures and summary."
+    options = (
+        Option(
+            "buffer",
+            "--buffer",
+            str,
+            "128 KiB",
+            "The switch's port buffer in the grid (default 128 KiB).",
+            metavar="SIZE",
+        ),
+        Option(
+            "no_xon",
+            "--no-xon",
+            bool,
+            False,
+            "The switch lets its PAUSE to the server run out instead of releasing it.",
+        ),
+        Option(
+            "host_bottleneck",
+            "--host-bottleneck",
+            str,
+            "cpu",
+            "Where the server's calibrated per-packet time is spent: cpu (before its transmit "
+            "buffers; it keeps preparing packets while paused) or nic (in the controller "
+            "after each frame; a pause stops it).",
+            metavar="cpu|nic",
+        ),
+    )
 
-    write_csv(pd.DataFrame(calibration), folder / "calibration.csv")
-    (folder / "scenarios").mkdir()
-    for name, text in sorted(rep.scenarios.items()):
-        (folder / "scenarios" / name).write_text(text, encoding="utf-8")
-    rps_report.figures(rep, folder / "figures")
-    (folder / "summary.md").write_text(rps_report.summary(rep), encoding="utf-8")
-    info = {
-        "study": "rps",
-        "quick": rep.options.quick,
-        "buffer_bytes": rep.options.buffer_bytes,
-        "switch_releases_pause": rep.options.switch_releases,
-        "seed": rep.options.seed,
-        "runs": rep.runs,
-        "jobs": rep.jobs,
-        "wall_time_s": rep.wall_s,
-        "calibration": [asdict(c) for c in rep.calibrations],
-    }
-    write_marker(folder, info)
+    def configure(self, values: Mapping[str, Any]) -> Options:
+        from ethersim import _core
+
+        return Options(
+            quick=values["quick"],
+            buffer_bytes=_core.parse_quantity("size", values["buffer"], "--buffer"),
+            seed=values["seed"],
+            jobs=values["jobs"],
+            switch_releases=not values["no_xon"],
+            host_bottleneck=values["host_bottleneck"],
+        )
+
+    def check(self, options: Options) -> None:
+        check(options)
+
+    def reproduce(self, options: Options, progress: bool) -> Reproduction:
+        return reproduce(options, progress)
+
+    def tables(self, rep: Reproduction) -> list[TableFile]:
+        import pandas as pd
+
+        calibration = [
+            {k: v for k, v in asdict(c).items() if k != "history"} for c in rep.calibrations
+        ]
+        return [
+            TableFile("rps", rep.cells),
+            TableFile("rps_buffer", rep.buffers, ("csv",)),
+            TableFile("rps_release", rep.release, ("csv",)),
+            TableFile("burst_loss", rep.bursts, ("csv",)),
+            TableFile("calibration", pd.DataFrame(calibration), ("csv",)),
+        ]
+
+    def figures(self, rep: Reproduction, folder: Path, published: Published) -> None:
+        from ethersim.studies import rps_report
+
+        rps_report.figures(rep, folder, published)
+
+    def summary(self, rep: Reproduction) -> str:
+        from ethersim.studies import rps_report
+
+        return rps_report.summary(rep)
+
+    def scenario_files(self, rep: Reproduction) -> dict[str, str]:
+        return {f"scenarios/{name}": text for name, text in sorted(rep.scenarios.items())}
+
+    def marker(self, rep: Reproduction) -> dict[str, Any]:
+        return {
+            "quick": rep.options.quick,
+            "buffer_bytes": rep.options.buffer_bytes,
+            "switch_releases_pause": rep.options.switch_releases,
+            "seed": rep.options.seed,
+            "runs": rep.runs,
+            "jobs": rep.jobs,
+            "wall_time_s": rep.wall_s,
+            "calibration": [asdict(c) for c in rep.calibrations],
+        }
+
+    def main_table(self, rep: Reproduction) -> Table:
+        from ethersim.studies import rps_report
+
+        return rps_report.main_table(rep)
+
+    def notes(self, rep: Reproduction) -> list[str]:
+        return [
+            f"calibrated {c.protocol.upper()}: server {c.tx_processing_ps / 1e6:.3f} us per "
+            f"packet gives {c.simulated_s:.4f} s (study: {c.target_s:.4f} s)"
+            for c in rep.calibrations
+        ]
+
+    def findings(self) -> Findings[Reproduction]:
+        from ethersim.studies.rps_findings import FINDINGS
+
+        return FINDINGS
+
+
+#: The study, as :mod:`ethersim.studies.registry` lists it.
+STUDY = _Rps()

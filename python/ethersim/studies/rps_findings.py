@@ -20,10 +20,10 @@ from typing import Any
 import pandas as pd
 
 from ethersim.studies import rps as study
-from ethersim.studies.contract import Outcome, Study
+from ethersim.studies.contract import Findings, Outcome
 from ethersim.studies.contract import rows_where as _select
 
-__all__ = ["EVALUATORS", "STUDY"]
+__all__ = ["EVALUATORS", "FINDINGS"]
 
 #: Pause events the paper's 500 MB transfers met, about one per second of its control
 #: times (§III.C: "in 15 s of transfer time there were 15 emulated RPS switches"); used
@@ -446,6 +446,6 @@ EVALUATORS = {
     "burst_loss_nonincreasing_in_buffer": _burst_loss_nonincreasing_in_buffer,
     "worst_case_burst_alignment": _worst_case_burst_alignment,
 }
-STUDY: Study[study.Reproduction] = Study(
+FINDINGS: Findings[study.Reproduction] = Findings(
     "rps", EVALUATORS, options=("host_bottleneck", "buffer_bytes", "switch_releases")
 )

@@ -1,62 +1,77 @@
-"""Figures and the written summary of ``ethersim reproduce rps``: every number in them
-comes from the reproduction's runs (:class:`ethersim.studies.rps.Reproduction`)."""
+"""Figures, the written summary and the printed table of ``ethersim reproduce rps``:
+every number in them comes from the reproduction's runs
+(:class:`ethersim.studies.rps.Reproduction`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.safe_write import make_folders
-
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from rich.table import Table
 
     from ethersim.results import Result
+    from ethersim.studies.contract import Published
     from ethersim.studies.rps import Reproduction
 
-__all__ = ["figures", "summary"]
+__all__ = ["figures", "main_table", "summary"]
 
 PS = 1e-12
 #: Time shown around the first pause event (it starts at 1 s), s.
 EVENT_WINDOW_S = (0.99, 1.09)
 
 
-def _save(fig: Figure, folder: Path, name: str) -> None:
-    fig.savefig(folder / f"{name}.png", dpi=120)
-    # SVG without dates or random ids, so that the same run writes the same bytes.
-    fig.savefig(folder / f"{name}.svg", metadata={"Date": None})
+def main_table(rep: Reproduction) -> Table:
+    """The table ``ethersim reproduce rps`` prints: every cell's transfer and loss."""
+    from rich.table import Table
+
+    table = Table(title="Rapid PHY Selection: 802.3x PAUSE against link-rate switching")
+    for column in ("protocol", "pause", "server", "transfer", "extra", "loss", "PAUSE to server"):
+        table.add_column(column, justify="left" if column in ("protocol", "server") else "right")
+    for _, r in rep.cells.iterrows():
+        table.add_row(
+            r.protocol.upper(),
+            f"{r.pause_ms} ms",
+            "honours" if r.server_honours_pause else "ignores",
+            f"{r.transfer_time_s:.3f} s",
+            f"{r.extra_time_s:+.3f} s",
+            f"{r.loss_percent:.3f} %",
+            f"{r.pause_frames_to_server:,}",
+        )
+    return table
 
 
 def _label(protocol: str, honours: bool) -> str:
     return f"{protocol.upper()}, server {'honours' if honours else 'ignores'} PAUSE"
 
 
-def figures(rep: Reproduction, folder: Path) -> list[Path]:
-    """Draws the study's figures into ``folder`` (PNG and SVG each); returns the PNGs."""
-    import matplotlib
+def figures(rep: Reproduction, folder: Path, paper: Published) -> list[Path]:
+    """Draws the study's figures into ``folder`` (PNG and SVG each), the paper's transfer
+    times from its published findings ``paper`` beside the simulated ones; returns the
+    PNGs."""
+    from ethersim.figures import prepare, write_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams["svg.hashsalt"] = "ethersim"
-    make_folders(folder)
+    prepare(folder)
+    # Each drawn, written and closed before the next is drawn.
+    draws: list[tuple[str, Callable[[], Figure]]] = [
+        ("transfer_time", lambda: _transfer_time(rep, paper)),
+        ("udp_loss", lambda: _udp_loss(rep)),
+        ("burst_loss", lambda: _burst_loss(rep)),
+        ("pause_event", lambda: _pause_event(rep)),
+    ]
     drawn = []
-    for name, draw in (
-        ("transfer_time", _transfer_time),
-        ("udp_loss", _udp_loss),
-        ("burst_loss", _burst_loss),
-        ("pause_event", _pause_event),
-    ):
-        fig = draw(rep)
-        _save(fig, folder, name)
-        plt.close(fig)
+    for name, draw in draws:
+        write_figure(draw(), folder, name)
         drawn.append(folder / f"{name}.png")
     return drawn
 
 
-def _transfer_time(rep: Reproduction) -> Figure:
+def _transfer_time(rep: Reproduction, paper: Published) -> Figure:
     import matplotlib.pyplot as plt
 
     cells = rep.cells
@@ -88,7 +103,7 @@ def _transfer_time(rep: Reproduction) -> Figure:
             label="control + the pauses added up",
         )
         for honours, marker in ((True, "*"), (False, "P")):
-            published = _published_times(protocol, honours)
+            published = _published_times(paper, protocol, honours)
             if published and not rep.options.quick:
                 ax.plot(
                     list(published),
@@ -108,13 +123,11 @@ def _transfer_time(rep: Reproduction) -> Figure:
     return fig
 
 
-def _published_times(protocol: str, honours: bool) -> dict[int, float]:
+def _published_times(paper: Published, protocol: str, honours: bool) -> dict[int, float]:
     """The paper's transfer times by pause time (its Tables I and II, from the study's
     published findings), for markers beside the simulated ones."""
-    from ethersim.studies.registry import study
-
     times = {}
-    for f in study("rps").published().findings:
+    for f in paper.findings:
         w = f.where
         if (
             f.quantity == "transfer_time_s"

@@ -27,9 +27,9 @@ from typing import Any
 
 import pandas as pd
 
+from ethersim.batch import overriding
 from ethersim.errors import ScenarioError
-from ethersim.studies.contract import Published, Study, compare, parse_toml
-from ethersim.studies.runner import overriding
+from ethersim.studies.contract import Findings, Published, compare, parse_toml
 
 __all__ = [
     "SENSITIVITY_COLUMNS",
@@ -190,7 +190,7 @@ def _fingerprint(study: str, options: Mapping[str, Any]) -> str:
 
 
 def run(
-    study: Study[Any],
+    study: Findings[Any],
     published: Published,
     reproduce: Callable[..., Any],
     *,
@@ -202,7 +202,7 @@ def run(
     every point, in ledger order. ``reproduce(**changes)`` runs the study once with its
     options changed by ``changes``: a point on a study option passes it there; a point
     on a scenario key sets it in every scenario through
-    :func:`ethersim.studies.runner.overriding`."""
+    :func:`ethersim.batch.overriding`."""
     import duckdb
 
     from ethersim.safe_write import check_writable_file, make_folders
@@ -324,7 +324,7 @@ def write(
     published: Published, comparison: pd.DataFrame, table: pd.DataFrame, folder: Path
 ) -> None:
     """Writes ``sensitivity.csv``, its figure, and the summary's sensitivity section."""
-    from ethersim.studies.runner import write_csv
+    from ethersim.batch import write_csv
 
     write_csv(table, folder / "sensitivity.csv")
     _figure(published, table, folder / "figures")
@@ -341,14 +341,13 @@ _COLOURS = {"reproduced": "#4c9a2a", "differs": "#c0392b", "not comparable": "#b
 
 def _figure(published: Published, table: pd.DataFrame, figures: Path) -> None:
     """Verdict of every finding (rows) at every sensitivity point (columns)."""
-    import matplotlib
+    from ethersim.figures import prepare, write_figure
 
-    matplotlib.use("Agg")
+    prepare(figures)
     import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    figures.mkdir(exist_ok=True)
     columns = list(dict.fromkeys(zip(table.parameter, table.value, strict=True)))
     findings = [f.id for f in published.findings]
     codes = {v: i for i, v in enumerate(_COLOURS)}
@@ -370,6 +369,4 @@ def _figure(published: Published, table: pd.DataFrame, figures: Path) -> None:
         bbox_to_anchor=(1.01, 1),
     )
     fig.tight_layout()
-    fig.savefig(figures / "sensitivity.png", dpi=110)
-    fig.savefig(figures / "sensitivity.svg", metadata={"Date": None})
-    plt.close(fig)
+    write_figure(fig, figures, "sensitivity", dpi=110)

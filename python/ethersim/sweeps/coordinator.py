@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ethersim.studies.runner import default_jobs
+from ethersim.batch import default_jobs
 from ethersim.sweeps.executors import DaskPool, Executor, LocalPool, Worker, check_scheduler
 from ethersim.sweeps.spec import SweepSpec, load_sweep
 from ethersim.sweeps.store import DEFAULT_DB, Store

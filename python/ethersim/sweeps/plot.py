@@ -348,11 +348,11 @@ def draw(choice: PlotChoice, title: str = "") -> Figure:
 
 def save_figure(figure: Figure, path: Path) -> None:
     """Saves ``figure`` as PNG or SVG by ``path``'s suffix; SVG without a date and with
-    fixed element ids, so that the same data writes the same bytes."""
-    import matplotlib
+    fixed element ids, PNG without the matplotlib version, so that the same data writes
+    the same bytes (:mod:`ethersim.figures`)."""
+    from ethersim.figures import save_png, save_svg
 
     if path.suffix.lower() == ".svg":
-        with matplotlib.rc_context({"svg.hashsalt": "ethersim"}):
-            figure.savefig(path, format="svg", metadata={"Date": None})
+        save_svg(figure, path)
     else:
-        figure.savefig(path, format="png", dpi=120, metadata={"Software": None})
+        save_png(figure, path, dpi=120, software=False)

@@ -1,6 +1,10 @@
-"""What every reproduction shares: running many scenarios on all local cores (or, within
-:func:`on_cluster`, on a Dask cluster), showing progress, and recognizing a
-reproduction's output folder.
+"""Running many scenarios at once: on every local core, or (within :func:`on_cluster`) on
+a Dask cluster through the sweeps machinery's :class:`~ethersim.sweeps.executors.DaskPool`;
+with a progress line, and the tables they give written as the output contracts spell them.
+
+The reproductions (:mod:`ethersim.studies`) and ``ethersim what-if`` run their scenarios
+here; a sweep (:mod:`ethersim.sweeps`), whose runs are cells of a grid kept in a results
+database, takes its default number of workers from here too.
 
 Runs are pure functions of their scenario text and seed, and the simulator releases the
 interpreter while it runs, so a pool of threads keeps every core busy without copying
@@ -11,13 +15,12 @@ whatever order they finish in, wherever they ran.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ethersim.api import run_text
 
@@ -30,21 +33,18 @@ if TYPE_CHECKING:
     from ethersim.sweeps.executors import DaskPool
 
 __all__ = [
-    "MARKER",
+    "Overrider",
+    "Progress",
+    "Tick",
     "active_overrider",
     "default_jobs",
-    "is_reproduction_folder",
     "on_cluster",
     "overriding",
     "recording",
     "run_many",
     "write_csv",
-    "write_marker",
     "write_table",
 ]
-
-#: The file every reproduction folder holds (what ran, with which options, how long).
-MARKER = "reproduction.json"
 
 
 def write_csv(table: pd.DataFrame, path: Path) -> None:
@@ -58,23 +58,9 @@ def write_csv(table: pd.DataFrame, path: Path) -> None:
 
 
 def write_table(table: pd.DataFrame, folder: Path, stem: str) -> None:
-    """Writes a reproduction's main table as ``stem.csv`` and ``stem.parquet``."""
+    """Writes a main table as ``stem.csv`` and ``stem.parquet``."""
     write_csv(table, folder / f"{stem}.csv")
     table.to_parquet(folder / f"{stem}.parquet", index=False)
-
-
-def write_marker(folder: Path, info: dict[str, Any]) -> None:
-    """Writes the folder's marker, ``reproduction.json``: ``info`` (what ran, with which
-    options, how long it took) and the version of ethersim that ran it."""
-    from importlib.metadata import version
-
-    info = {**info, "ethersim": version("ethersim")}
-    (folder / MARKER).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-
-
-def is_reproduction_folder(names: set[str]) -> bool:
-    """Whether a folder holding ``names`` is one a reproduction wrote (and may replace)."""
-    return MARKER in names
 
 
 def default_jobs() -> int:
@@ -91,9 +77,9 @@ Tick = Callable[[int, int], object]
 #: Overrides (``"path=value"``, read as ``--set`` reads them) for a scenario, given its text.
 Overrider = Callable[[str], list[str]]
 
-_OVERRIDER: ContextVar[Overrider | None] = ContextVar("ethersim_study_overrider", default=None)
-_RECORDER: ContextVar[list[str] | None] = ContextVar("ethersim_study_recorder", default=None)
-_CLUSTER: ContextVar[DaskPool | None] = ContextVar("ethersim_study_cluster", default=None)
+_OVERRIDER: ContextVar[Overrider | None] = ContextVar("ethersim_batch_overrider", default=None)
+_RECORDER: ContextVar[list[str] | None] = ContextVar("ethersim_batch_recorder", default=None)
+_CLUSTER: ContextVar[DaskPool | None] = ContextVar("ethersim_batch_cluster", default=None)
 
 
 @contextlib.contextmanager
@@ -226,8 +212,9 @@ def _run_on_cluster(
 
 
 class Progress:
-    """A progress line on standard error for a reproduction's phases, when it is a
-    terminal and not silenced; nothing otherwise."""
+    """A progress line on standard error for the phases of a batch of runs (a
+    reproduction's calibration, grid, ...), when it is a terminal and not silenced;
+    nothing otherwise."""
 
     def __init__(self, enabled: bool) -> None:
         self.enabled = enabled and sys.stderr.isatty()
