@@ -17,7 +17,10 @@ from test_captures import count, needs_tshark, tshark
 from test_cli import ethersim as ethersim_cli
 
 ROOT = Path(__file__).resolve().parents[1]
-TCP_5MB = (ROOT / "examples" / "tcp-file.toml").read_text().replace("500 MB", "5 MB")
+TCP = (ROOT / "examples" / "tcp-file.toml").read_text()
+#: The TCP example's transfer cut to 5 MB: as overrides, and as ``--set`` options.
+SMALL = {"apps[0].size": "5 MB"}
+SET_SMALL = ["--set", "apps[0].size=5 MB"]
 
 PING_FOREVER = """
 name = "ping-forever"
@@ -52,9 +55,9 @@ def summary(folder: Path) -> dict:  # type: ignore[type-arg]
 @needs_tshark
 def test_a_capture_stops_at_its_bound_and_the_run_goes_on(tmp_path: Path) -> None:
     pcap = ["--pcap", "server->switch"]
-    bounded = run(tmp_path, TCP_5MB, "bounded", *pcap, "--pcap-limit", "100 kB")
+    bounded = run(tmp_path, TCP, "bounded", *SET_SMALL, *pcap, "--pcap-limit", "100 kB")
     assert bounded.returncode == 0, bounded.stderr
-    whole = run(tmp_path, TCP_5MB, "whole", *pcap)
+    whole = run(tmp_path, TCP, "whole", *SET_SMALL, *pcap)
     assert whole.returncode == 0, whole.stderr
 
     kept = summary(tmp_path / "bounded")["captures"][0]
@@ -87,7 +90,7 @@ def test_a_capture_stops_at_its_bound_and_the_run_goes_on(tmp_path: Path) -> Non
 def test_a_snap_length_keeps_the_first_bytes_and_the_length_of_each_frame(
     tmp_path: Path,
 ) -> None:
-    p = run(tmp_path, TCP_5MB, "cli", "--pcap", "server->switch", "--snaplen", "96")
+    p = run(tmp_path, TCP, "cli", *SET_SMALL, "--pcap", "server->switch", "--snaplen", "96")
     assert p.returncode == 0, p.stderr
     capture = tmp_path / "cli" / summary(tmp_path / "cli")["captures"][0]["file"]
     lengths = tshark(capture, "frame", "frame.cap_len", "frame.len")
@@ -96,8 +99,8 @@ def test_a_snap_length_keeps_the_first_bytes_and_the_length_of_each_frame(
     assert count(capture, "_ws.malformed") == 0
 
     # In the scenario, as a size, in a classic pcap: every record's incl_len and orig_len.
-    text = TCP_5MB + '\n[[captures]]\nport = "server->switch"\nformat = "pcap"\nsnaplen = "96 B"\n'
-    p = run(tmp_path, text, "file")
+    text = TCP + '\n[[captures]]\nport = "server->switch"\nformat = "pcap"\nsnaplen = "96 B"\n'
+    p = run(tmp_path, text, "file", *SET_SMALL)
     assert p.returncode == 0, p.stderr
     data = (tmp_path / "file" / "captures" / "server-switch.pcap").read_bytes()
     assert struct.unpack_from("<I", data, 16)[0] == 96, "the header's snaplen"
@@ -116,9 +119,9 @@ def test_a_full_disk_says_cannot_write_the_capture_and_why(tmp_path: Path) -> No
         pytest.skip("no /dev/full here")
     (tmp_path / "captures").mkdir()
     (tmp_path / "captures" / "server-switch.pcapng").symlink_to("/dev/full")
-    text = TCP_5MB + '\n[[captures]]\nport = "server->switch"\n'
+    text = TCP + '\n[[captures]]\nport = "server->switch"\n'
     with pytest.raises(ethersim.OutputError) as e:
-        ethersim.run_text(text, output=tmp_path)
+        ethersim.run_text(text, overrides=SMALL, output=tmp_path)
     message = str(e.value)
     assert message.startswith("cannot write capture "), message
     assert "server-switch.pcapng: No space left on device" in message
@@ -144,15 +147,14 @@ def test_a_run_that_reaches_the_end_of_the_clock_keeps_its_results(tmp_path: Pat
 
 
 def test_a_scenario_that_fits_the_clock_gets_no_warning(tmp_path: Path) -> None:
-    p = run(tmp_path, PING_FOREVER.replace("count = 1000000000", "count = 1000"), "ping")
+    p = run(tmp_path, PING_FOREVER, "ping", "--set", "apps[0].count=1000")
     assert p.returncode == 0, p.stderr
     assert "warning:" not in p.stderr
     assert summary(tmp_path / "ping")["stop_reason"] == "work_done"
 
 
 def test_max_wall_ends_the_run_keeping_what_it_simulated(tmp_path: Path) -> None:
-    big = TCP_5MB.replace('size = "5 MB"', 'size = "1000 TB"')
-    p = run(tmp_path, big, "big", "--max-wall", "0.5")
+    p = run(tmp_path, TCP, "big", "--set", "apps[0].size=1000 TB", "--max-wall", "0.5")
     assert p.returncode == 0, p.stderr
     assert "note: the run reached --max-wall (0.5 s) at simulated time" in p.stderr
     s = summary(tmp_path / "big")
@@ -173,8 +175,7 @@ def test_a_progress_callback_ends_a_run_with_its_results() -> None:
         calls.append(events)
         raise ethersim.WallLimitReached("enough")
 
-    text = TCP_5MB.replace('size = "5 MB"', 'size = "1000 TB"')
-    r = ethersim.run_text(text, progress=stop)
+    r = ethersim.run_text(TCP, overrides={"apps[0].size": "1000 TB"}, progress=stop)
     assert calls and r.summary["stop_reason"] == "wall_limit"
     assert r.summary["events"] == calls[0]
 
@@ -187,6 +188,6 @@ def test_capture_options_need_a_pcap_and_a_size(tmp_path: Path) -> None:
         "run", example, "--pcap", "server->switch", "--pcap-limit", "1000", "--out", str(tmp_path)
     )
     assert p.returncode == 2 and "--pcap-limit" in p.stderr and "no unit" in p.stderr
-    text = TCP_5MB + '\n[[captures]]\nport = "server->switch"\nmax_bytes = "100 B"\n'
+    text = TCP + '\n[[captures]]\nport = "server->switch"\nmax_bytes = "100 B"\n'
     with pytest.raises(ethersim.ScenarioError, match=r"captures\[0\]\.max_bytes.*at least 1 kB"):
-        ethersim.run_text(text, output=tmp_path)
+        ethersim.run_text(text, overrides=SMALL, output=tmp_path)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import tomllib
 from cli_helpers import invoke
+from scenario_edits import sets
 
 ROOT = Path(__file__).resolve().parents[1]
 TSHARK = shutil.which("tshark")
@@ -50,13 +52,18 @@ def count(capture: Path, display_filter: str) -> int:
     return len(tshark(capture, display_filter))
 
 
-def run_with_captures(tmp_path: Path, text: str, *ports: str) -> Path:
+def run_with_captures(
+    tmp_path: Path, text: str, *ports: str, overrides: Sequence[str] = ()
+) -> Path:
+    """Runs ``text`` with a capture of each of ``ports`` and each ``path=value`` of
+    ``overrides`` (``--set``); the results folder."""
     scenario = tmp_path / "scenario.toml"
     scenario.write_text(text)
     out = tmp_path / "out"
     args = ["run", str(scenario), "--out", str(out), "-q"]
     for p in ports:
         args += ["--pcap", p]
+    args += sets(*overrides)
     r = invoke(*args)
     assert r.exit_code == 0, r.output
     return out
@@ -71,22 +78,20 @@ def assert_clean(capture: Path, frames: int) -> None:
     assert count(capture, '_ws.expert.message contains "checksum"') == 0
 
 
-TCP_LOSSY = (
-    (ROOT / "examples" / "tcp-file.toml")
-    .read_text()
-    .replace('size = "500 MB"', 'size = "5 MB"')
-    .replace('bytes = "1 MiB"', 'bytes = "64 KiB"')
-    .replace(
-        'between = ["switch", "client"]\nrate = "1 Gb/s"',
-        'between = ["switch", "client"]\nrate = "100 Mb/s"',
-    )
-    .replace('tcp = { mss = "1460 B" }', 'tcp = { mss = "1460 B", sack = true }')
+TCP = (ROOT / "examples" / "tcp-file.toml").read_text()
+UDP = (ROOT / "examples" / "udp-file.toml").read_text()
+#: The TCP example made lossy: 5 MB with SACK through a 64 KiB buffer into 100 Mb/s.
+LOSSY = (
+    "apps[0].size=5 MB",
+    "switches[0].port_buffer.bytes=64 KiB",
+    "links[1].rate=100 Mb/s",
+    "apps[0].tcp.sack=true",
 )
 
 
 @needs_tshark
 def test_tshark_decodes_a_tcp_transfer_and_counts_its_retransmissions(tmp_path: Path) -> None:
-    out = run_with_captures(tmp_path, TCP_LOSSY, "server->switch")
+    out = run_with_captures(tmp_path, TCP, "server->switch", overrides=LOSSY)
     flows = pd.read_parquet(out / "flows.parquet")
     captures = pd.read_parquet(out / "captures.parquet")
     capture = out / captures.loc[0, "file"]
@@ -110,11 +115,10 @@ def test_tshark_decodes_a_tcp_transfer_and_counts_its_retransmissions(tmp_path: 
 
 @needs_tshark
 def test_tshark_decodes_udp_and_icmp_echo(tmp_path: Path) -> None:
-    text = (ROOT / "examples" / "udp-file.toml").read_text().replace('"500 MB"', '"2 MB"')
-    text += (
+    text = UDP + (
         '[[apps]]\nkind = "ping"\nfrom = "client"\nto = "server"\ninterval = "1 ms"\ncount = 5\n'
     )
-    out = run_with_captures(tmp_path, text, "switch->client")
+    out = run_with_captures(tmp_path, text, "switch->client", overrides=["apps[0].size=2 MB"])
     captures = pd.read_parquet(out / "captures.parquet")
     flows = pd.read_parquet(out / "flows.parquet").set_index("kind")
     capture = out / captures.loc[0, "file"]
@@ -130,11 +134,12 @@ def test_tshark_decodes_udp_and_icmp_echo(tmp_path: Path) -> None:
 @needs_tshark
 def test_tshark_reads_the_pause_frames_written(tmp_path: Path) -> None:
     text = (ROOT / "examples" / "pause-tcp.toml").read_text()
-    text = text.replace('size = "500 MB"', 'size = "20 MB"')
-    text = text.replace('every = "1 s"', 'every = "50 ms"').replace(
-        'start = "1 s"', 'start = "10 ms"'
+    overrides = (
+        "apps[0].size=20 MB",
+        "pause_generators[0].every=50 ms",
+        "pause_generators[0].start=10 ms",
     )
-    out = run_with_captures(tmp_path, text, "client->switch", "server->switch")
+    out = run_with_captures(tmp_path, text, "client->switch", "server->switch", overrides=overrides)
     captures = pd.read_parquet(out / "captures.parquet").set_index("port")
     ports = pd.read_parquet(out / "ports.parquet").set_index(["node", "peer"])
     generator = out / captures.loc["client->switch", "file"]
@@ -153,8 +158,7 @@ def test_tshark_reads_the_pause_frames_written(tmp_path: Path) -> None:
 def test_a_capture_replayed_from_the_cli_gives_back_its_frames(tmp_path: Path) -> None:
     from ethersim.traces import read_trace
 
-    text = (ROOT / "examples" / "udp-file.toml").read_text().replace('"500 MB"', '"1 MB"')
-    out = run_with_captures(tmp_path, text, "server->switch")
+    out = run_with_captures(tmp_path, UDP, "server->switch", overrides=["apps[0].size=1 MB"])
     original = out / "captures" / "server-switch.pcapng"
     replay = (
         'duration = "1 s"\n[[hosts]]\nname = "a"\n[[hosts]]\nname = "b"\n'
@@ -173,12 +177,8 @@ def test_a_capture_replayed_from_the_cli_gives_back_its_frames(tmp_path: Path) -
 
 def write_trace(path: Path, frames: int) -> bytes:
     """A small pcapng trace of ``frames`` frames, written by a run."""
-    text = (
-        (ROOT / "examples" / "udp-file.toml")
-        .read_text()
-        .replace('"500 MB"', f'"{1472 * frames} B"')
-    )
-    out = run_with_captures(path.parent / "gen", text, "server->switch")
+    size = f"apps[0].size={1472 * frames} B"
+    out = run_with_captures(path.parent / "gen", UDP, "server->switch", overrides=[size])
     data = (out / "captures" / "server-switch.pcapng").read_bytes()
     path.write_bytes(data)
     return data
@@ -214,8 +214,9 @@ def test_a_bad_trace_names_the_file_and_the_record(
 
 
 def test_summary_lists_the_captures(tmp_path: Path) -> None:
-    text = (ROOT / "examples" / "udp-file.toml").read_text().replace('"500 MB"', '"100 kB"')
-    out = run_with_captures(tmp_path, text, "server->switch", "switch->client")
+    out = run_with_captures(
+        tmp_path, UDP, "server->switch", "switch->client", overrides=["apps[0].size=100 kB"]
+    )
     summary = json.loads((out / "summary.json").read_text())
     assert [c["file"] for c in summary["captures"]] == [
         "captures/server-switch.pcapng",

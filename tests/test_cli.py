@@ -158,16 +158,10 @@ def test_run_shows_round_trips_and_dark_links() -> None:
         assert fragment in p.stdout, p.stdout
 
 
-def test_run_shows_tcp_figures_and_link_losses(tmp_path: Path) -> None:
-    loss = 'between = ["switch", "client"]\nloss = { drop = [{ app = "file", frames = [100] }] }'
-    text = (
-        (ROOT / "examples" / "tcp-file.toml")
-        .read_text()
-        .replace('between = ["switch", "client"]', loss)
-    )
-    scenario = tmp_path / "lossy.toml"
-    scenario.write_text(text)
-    p = ethersim("run", str(scenario), "--set", "apps[0].size=1 MB")
+def test_run_shows_tcp_figures_and_link_losses() -> None:
+    loss = 'links[1].loss={ drop = [{ app = "file", frames = [100] }] }'
+    scenario = ROOT / "examples" / "tcp-file.toml"
+    p = ethersim("run", str(scenario), "--set", loss, "--set", "apps[0].size=1 MB")
     assert p.returncode == 0, p.stderr
     for fragment in ("tcp", "fast retx", "transfer", "frames lost", "1 → / 0 ←"):
         assert fragment in p.stdout, p.stdout

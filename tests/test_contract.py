@@ -15,6 +15,7 @@ from ethersim.batch import recording, run_many
 from ethersim.errors import ScenarioError
 from ethersim.studies import contract, sensitivity
 from ethersim.studies.contract import Findings, Outcome
+from scenario_edits import edit
 
 PING = """
 name = "contract-ping"
@@ -128,7 +129,7 @@ def test_verdicts_follow_the_tolerance_and_the_claims() -> None:
 
 
 def test_a_difference_without_an_explanation_says_so() -> None:
-    text = FILE.replace("published = 21.0", "published = 2100.0")
+    text = edit(FILE, "published = 21.0", "published = 2100.0")
     comparison = contract.compare(_published(text), STUDY, ethersim.run_text(PING))
     row = comparison.set_index("finding").loc["rtt"]
     assert row.verdict == "differs"
@@ -167,7 +168,7 @@ def test_a_difference_without_an_explanation_says_so() -> None:
 def test_a_malformed_findings_file_names_the_key_path(
     change: tuple[str, str], path: str, words: str
 ) -> None:
-    text = FILE.replace(*change, 1)
+    text = edit(FILE, *change)
     assert text != FILE
     with pytest.raises(ScenarioError) as e:
         _published(text)
@@ -234,8 +235,9 @@ def test_a_sensitivity_point_changes_what_the_simulator_runs(tmp_path: Path) -> 
 
 
 def test_a_shared_cause_follows_the_findings_own_explanation() -> None:
-    text = FILE.replace("published = 21.0", "published = 2100.0").replace(
-        'id = "rtt"\n', 'id = "rtt"\nexplanation = "Ours is shorter."\ncause = "cable"\n'
+    text = edit(FILE, "published = 21.0", "published = 2100.0")
+    text = edit(
+        text, 'id = "rtt"\n', 'id = "rtt"\nexplanation = "Ours is shorter."\ncause = "cable"\n'
     )
     text += '\n[causes]\ncable = "The paper\'s cable is longer (run: links[*].delay = 20 us)."\n'
     comparison = contract.compare(_published(text), STUDY, ethersim.run_text(PING))
@@ -282,7 +284,7 @@ def test_a_malformed_joint_point_names_the_key_path(joint: str, path: str, words
 
 def test_a_joint_point_sets_every_part_at_once(tmp_path: Path) -> None:
     """A joint point runs the study once with every one of its settings in force."""
-    text = FILE.replace('parameter = "links[*].delay"', 'parameter = "links[0].delay"')
+    text = edit(FILE, 'parameter = "links[*].delay"', 'parameter = "links[0].delay"')
     text += """
 [[setup]]
 parameter = "apps[0].interval"
@@ -323,8 +325,8 @@ def test_a_marked_finding_is_drawn_on_its_figure_and_panel_only() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    text = FILE.replace(
-        'id = "rtt"\n', 'id = "rtt"\nmarker = { figure = "rtt", x = [1, 2], panel = "a" }\n'
+    text = edit(
+        FILE, 'id = "rtt"\n', 'id = "rtt"\nmarker = { figure = "rtt", x = [1, 2], panel = "a" }\n'
     )
     published = _published(text)
     assert published.findings[0].marker == contract.Marker("rtt", (1.0, 2.0), "a")

@@ -14,6 +14,7 @@ import ethersim
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scenario_edits import sets
 from test_cli import ethersim as ethersim_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,11 +35,11 @@ def test_a_scenario_path_with_brackets_is_named_as_given(tmp_path: Path) -> None
     assert "'exp[baseline].toml'" in p.stderr
 
 
-def test_names_with_markup_and_control_characters_are_shown_literally(tmp_path: Path) -> None:
-    text = EXAMPLE.read_text().replace('"client"', '"rack[b]"')
-    scenario = tmp_path / "s.toml"
-    scenario.write_text(text)
-    p = ethersim_cli("run", str(scenario), *SMALL, "--set", "name=[/]\x1b[31mred")
+def test_names_with_markup_and_control_characters_are_shown_literally() -> None:
+    # The client renamed rack[b] wherever it is named: its host, its link, the transfer's end.
+    client = ["hosts[1].name", "links[1].between[1]", "apps[0].to"]
+    rack = sets(*(f"{path}=rack[b]" for path in client))
+    p = ethersim_cli("run", str(EXAMPLE), *SMALL, *rack, "--set", "name=[/]\x1b[31mred")
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("[/]\\x1b[31mred  seed 1"), p.stdout[:80]
     assert "\x1b" not in p.stdout, "a control character reached the terminal"
@@ -240,17 +241,18 @@ def test_results_folders_follow_the_umask(tmp_path: Path) -> None:
 
 
 def test_pointless_scenarios_are_warned_about_and_show_no_fake_statistics(tmp_path: Path) -> None:
-    late = EXAMPLE.read_text() + 'duration = "1 s"\n'
-    late = late.replace('size = "500 MB"', 'size = "1 MB"\nstart = "2 s"')
-    # `duration` must be a top-level key: put it first.
-    late = 'duration = "1 s"\n' + late.replace('duration = "1 s"\n', "")
-    for text, warning in (
-        ("", "the scenario has no applications"),
-        (late, "apps[0] starts at 2 s, at or after the run's duration (1 s): it sends nothing"),
+    late = ["duration=1 s", "apps[0].size=1 MB", "apps[0].start=2 s"]
+    for text, overrides, warning in (
+        ("", [], "the scenario has no applications"),
+        (
+            EXAMPLE.read_text(),
+            late,
+            "apps[0] starts at 2 s, at or after the run's duration (1 s): it sends nothing",
+        ),
     ):
         scenario = tmp_path / "s.toml"
         scenario.write_text(text)
-        p = ethersim_cli("run", str(scenario))
+        p = ethersim_cli("run", str(scenario), *sets(*overrides))
         assert p.returncode == 0, p.stderr
         assert f"warning: {warning}" in p.stderr
     assert "0 ps" not in p.stdout and "\N{EN DASH}" in p.stdout, p.stdout

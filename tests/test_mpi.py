@@ -9,6 +9,7 @@ import ethersim
 import pytest
 from cli_helpers import invoke
 from ethersim import mpi_traces
+from scenario_edits import sets
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -139,30 +140,37 @@ def test_mpi_trace_refuses_an_unknown_pattern_and_writes_nothing(tmp_path: Path)
     assert list(tmp_path.iterdir()) == []
 
 
+BARRIER = 'synthetic = { collective = "barrier", iterations = 1 }'
+
+
 @pytest.mark.parametrize(
-    ("program", "key"),
+    ("program", "overrides", "key"),
     [
-        ('synthetic = { collective = "barrier", iterations = 2000000000 }', "synthetic.iterations"),
+        (
+            'synthetic = { collective = "barrier", iterations = 2000000000 }',
+            [],
+            "synthetic.iterations",
+        ),
         (
             'synthetic = { collective = "alltoall", bytes = "2 TiB", iterations = 1 }',
+            [],
             "synthetic.bytes",
         ),
         (
             'synthetic = { collective = "barrier", bytes = "1 B", iterations = 1 }',
+            [],
             "synthetic.bytes",
         ),
-        ('synthetic = { collective = "gather", iterations = 1 }', "synthetic.collective"),
-        (
-            'processes_per_node = 0\nsynthetic = { collective = "barrier", iterations = 1 }',
-            "processes_per_node",
-        ),
-        ('segment = "9000 B"\nsynthetic = { collective = "barrier", iterations = 1 }', "segment"),
+        ('synthetic = { collective = "gather", iterations = 1 }', [], "synthetic.collective"),
+        (BARRIER, ["mpi_jobs[0].processes_per_node=0"], "processes_per_node"),
+        ('segment = "9000 B"\n' + BARRIER, [], "segment"),
     ],
 )
-def test_bad_job_values_name_their_key(tmp_path: Path, program: str, key: str) -> None:
+def test_bad_job_values_name_their_key(
+    tmp_path: Path, program: str, overrides: list[str], key: str
+) -> None:
     scenario = tmp_path / "s.toml"
-    job = JOB.replace("processes_per_node = 2\n", "") if "processes_per_node" in program else JOB
-    scenario.write_text(star(job.format(program=program)))
-    r = invoke("validate", str(scenario))
+    scenario.write_text(star(JOB.format(program=program)))
+    r = invoke("validate", str(scenario), *sets(*overrides))
     assert r.exit_code == 2, r.output
     assert f"mpi_jobs[0].{key}" in r.output, r.output

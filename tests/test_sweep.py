@@ -27,6 +27,7 @@ from ethersim.sweeps import (
     summarize,
     sweep,
 )
+from scenario_edits import edit
 from small_scenarios import poisson_pair
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -273,7 +274,7 @@ def test_failed_runs_are_recorded_and_the_rest_finish(tmp_path: Path) -> None:
 
 
 def test_a_run_over_its_wall_budget_fails(tmp_path: Path) -> None:
-    long = PING.replace("count = 200", "count = 5000000")
+    long = poisson_pair(5_000_000)
     body = '[limits]\nmax_wall_s = 0.05\n[grid]\n"apps[0].count" = [5000000]\n'
     report = sweep(write_sweep(tmp_path, body, long), db=tmp_path / "r.duckdb", jobs=1)
     assert report.failed == 1
@@ -308,7 +309,7 @@ def test_a_worker_that_dies_fails_its_run_alone(tmp_path: Path) -> None:
 
 
 def test_a_sweep_killed_partway_resumes_and_equals_an_uninterrupted_one(tmp_path: Path) -> None:
-    body = GRID.replace("replications = 3", "replications = 6")
+    body = edit(GRID, "replications = 3", "replications = 6")
     file = write_sweep(tmp_path, body)
     db = tmp_path / "killed.duckdb"
     child = textwrap.dedent(
@@ -346,7 +347,7 @@ def test_an_interrupted_sweep_stops_its_workers_and_keeps_what_it_committed(
     tmp_path: Path,
 ) -> None:
     # The coordinator is interrupted (SIGINT) after its fifth commit, with runs in flight.
-    body = GRID.replace("replications = 3", "replications = 6")
+    body = edit(GRID, "replications = 3", "replications = 6")
     file = write_sweep(tmp_path, body)
     db = tmp_path / "r.duckdb"
     # The child takes SIGINT as Ctrl-C even if this test runs where SIGINT is ignored (see
@@ -412,7 +413,7 @@ def _children(pid: int) -> list[int]:
 def test_workers_die_with_a_coordinator_killed_outright(tmp_path: Path) -> None:
     import time
 
-    file = write_sweep(tmp_path, GRID.replace("replications = 3", "replications = 50"))
+    file = write_sweep(tmp_path, edit(GRID, "replications = 3", "replications = 50"))
     child = textwrap.dedent(
         f"""
         from ethersim.sweeps import sweep

@@ -13,6 +13,7 @@ from cli_helpers import invoke
 from ethersim import ScenarioError, _core
 from ethersim.sweeps import Store, derive_seed, load_sweep, plan, sweep
 from ethersim.sweeps.spec import SweepSpec
+from scenario_edits import edit
 from test_sweep import write_sweep
 
 #: 3 x 4 cells x 2 zip rows, a paired key, a budget and set values: every part of a cell's
@@ -87,7 +88,7 @@ def test_a_bad_value_is_refused_before_anything_runs_when_planned_the_fast_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(plan, "EXACT_CELLS", 0)
-    bad = SMALL.replace('"10 Gb/s"]', '"10 Gb/z"]')
+    bad = edit(SMALL, '"10 Gb/s"]', '"10 Gb/z"]')
     with pytest.raises(ScenarioError) as e:
         load_sweep(write_sweep(tmp_path, bad))
     assert e.value.path == 'grid."links[0].rate"[2]'

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::common::overrides;
 use ethersim_core::capture::read_trace;
 use ethersim_core::run::Run;
 
@@ -16,7 +17,13 @@ fn folder(name: &str) -> PathBuf {
 }
 
 fn run(text: &str, out: Option<&Path>) -> ethersim_core::RunReport {
-    let mut run = Run::prepare_writing(text, &[], None, out).unwrap_or_else(|e| panic!("{e}"));
+    run_with(text, &[], out)
+}
+
+/// [`run`] with `pairs` set by key path.
+fn run_with(text: &str, pairs: &[(&str, &str)], out: Option<&Path>) -> ethersim_core::RunReport {
+    let pairs = overrides(pairs);
+    let mut run = Run::prepare_writing(text, &pairs, None, out).unwrap_or_else(|e| panic!("{e}"));
     let reason = loop {
         if let Some(r) = run.advance(u64::MAX) {
             break r;
@@ -145,13 +152,18 @@ resolution = "{resolution}"
 #[test]
 fn a_default_capture_file_stays_in_the_captures_folder_whatever_the_nodes_are_called() {
     let dir = folder("names");
-    let text = network("[[captures]]\nport = \"a->sw\"\n")
-        .replace("name = \"a\"", "name = \"../../x y\"")
-        .replace("[\"a\", \"sw\"]", "[\"../../x y\", \"sw\"]")
-        .replace("from = \"a\"", "from = \"../../x y\"")
-        .replace("to = \"a\"", "to = \"../../x y\"")
-        .replace("port = \"a->sw\"", "port = \"../../x y->sw\"");
-    let report = run(&text, Some(&dir));
+    // Host `a` renamed wherever it is named: its host, its link, its two applications'
+    // ends, the capture's port.
+    let name = "../../x y";
+    let renamed = [
+        ("hosts[0].name", name.to_owned()),
+        ("links[0].between[0]", name.to_owned()),
+        ("apps[0].from", name.to_owned()),
+        ("apps[1].to", name.to_owned()),
+        ("captures[0].port", format!("{name}->sw")),
+    ];
+    let pairs: Vec<(&str, &str)> = renamed.iter().map(|(p, v)| (*p, v.as_str())).collect();
+    let report = run_with(&network("[[captures]]\nport = \"a->sw\"\n"), &pairs, Some(&dir));
     let file = &report.summary.captures[0].file;
     assert_eq!(file, "captures/..-..-x-y-sw.pcapng");
     assert!(dir.join(file).is_file());

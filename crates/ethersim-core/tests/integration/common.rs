@@ -12,8 +12,31 @@ use ethersim_core::time::SimTime;
 /// Builds the scenario in `text` (panicking with the scenario error if it is invalid).
 #[track_caller]
 pub fn simulation(text: &str) -> Simulation {
-    let s = scenario::load(text, &[]).unwrap_or_else(|e| panic!("{e}"));
-    let built = scenario::build(&s).unwrap_or_else(|e| panic!("{e}"));
+    simulation_with(text, &[])
+}
+
+/// `(path, value)` pairs as [`scenario::load`] and [`ethersim_core::run::run_text`]
+/// take them: `("links[0].rate", "10 Gb/s")`, the value read as `--set` reads it.
+pub fn overrides(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs.iter().map(|&(path, value)| (path.to_owned(), value.to_owned())).collect()
+}
+
+/// Builds the scenario in `text` with each `(path, value)` of `pairs` set by key path
+/// (`--set`). A test changes a scenario this way rather than by editing its text: a path
+/// that no longer fits the scenario is an error, where a text edit that no longer
+/// matches would silently leave the scenario as it was.
+#[track_caller]
+pub fn simulation_with(text: &str, pairs: &[(&str, &str)]) -> Simulation {
+    // `match` rather than `unwrap_or_else`: a panic in a closure would name this file,
+    // not the test's line.
+    let s = match scenario::load(text, &overrides(pairs)) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    let built = match scenario::build(&s) {
+        Ok(built) => built,
+        Err(e) => panic!("{e}"),
+    };
     Simulation::new(built.network, built.limits)
 }
 
@@ -28,7 +51,13 @@ pub fn simulation_until(text: &str, until: SimTime) -> Simulation {
 /// Builds the scenario in `text` with a complete trace log as its first subscriber.
 #[track_caller]
 pub fn logged(text: &str) -> Simulation {
-    let mut sim = simulation(text);
+    logged_with(text, &[])
+}
+
+/// [`logged`], with `pairs` set by key path as in [`simulation_with`].
+#[track_caller]
+pub fn logged_with(text: &str, pairs: &[(&str, &str)]) -> Simulation {
+    let mut sim = simulation_with(text, pairs);
     sim.network_mut().trace.subscribe(Subscriber::Log(TraceLog::default()));
     sim
 }

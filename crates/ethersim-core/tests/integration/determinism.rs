@@ -90,22 +90,22 @@ proptest! {
 /// A named application keeps its random numbers when another is added before it.
 #[test]
 fn adding_an_application_does_not_shift_another_ones_random_numbers() {
-    let base = fan_in(40, 20, 50).replace(
-        "[[apps]]\nkind = \"poisson\"\nfrom = \"h1\"",
-        "[[apps]]\nname = \"p\"\nkind = \"poisson\"\nfrom = \"h1\"",
-    );
+    let base = fan_in(40, 20, 50);
     let extra = "[[apps]]\nkind = \"poisson\"\nfrom = \"h3\"\nto = \"h2\"\nrate = \"1 Mb/s\"\n";
     // Insert the extra application first: every later application moves down one place.
     let at = base.find("[[apps]]").unwrap();
     let shifted = format!("{}{extra}{}", &base[..at], &base[at..]);
-    let flow = |text: &str| {
-        let r = run_text(text, &[], Some(9)).unwrap();
+    // The source from h1, named `p`: the first application of `base`, the second of `shifted`.
+    let flow = |text: &str, index: usize| {
+        let name = [(format!("apps[{index}].name"), "p".to_owned())];
+        let r = run_text(text, &name, Some(9)).unwrap();
         let f = r.summary.flows.into_iter().find(|f| f.name == "p").unwrap();
+        assert_eq!(f.from, "h1");
         f.packets_sent
     };
-    assert!(flow(&base) > 0);
+    assert!(flow(&base, 0) > 0);
     // The sending side is compared: it depends only on the application's own stream.
-    assert_eq!(flow(&base), flow(&shifted));
+    assert_eq!(flow(&base, 0), flow(&shifted, 1));
 }
 
 /// The effective scenario (overrides and seed applied) runs exactly what the scenario with

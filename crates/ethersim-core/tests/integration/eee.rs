@@ -7,7 +7,7 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-use crate::common::{data_starts, logged, simulation};
+use crate::common::{data_starts, logged, simulation, simulation_with};
 use ethersim_core::ids::PortId;
 use ethersim_core::sim::RunSummary;
 use ethersim_core::time::{BitRate, Bytes};
@@ -267,11 +267,10 @@ fn a_symmetric_link_sleeps_only_when_both_ends_are_idle() {
     // policy).
     // A ping between two other hosts keeps the run going to 5 ms without touching the
     // EEE link after its last sleep.
-    let text = pair(r#"{ phy = "1000BASE-T" }"#, &[1000], &[1004])
-        .replace("name = \"a0\"\n", "name = \"a0\"\npayload = \"100 B\"\n")
-        + KEEP_GOING
-        + "[[series]]\nport = \"a->b\"\n";
-    let mut sim = simulation(&text);
+    let text =
+        pair(r#"{ phy = "1000BASE-T" }"#, &[1000], &[1004]) + KEEP_GOING + "[[series]]\nport = \"a->b\"\n";
+    // a0, the short frame.
+    let mut sim = simulation_with(&text, &[("apps[0].payload", "100 B")]);
     sim.run();
     let summary = sim.summary("x", 1);
     let gap = BitRate::gbps(1).time_to_send(Bytes(8 + 1518 + 12)).as_ps();

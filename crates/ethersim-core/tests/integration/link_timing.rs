@@ -4,7 +4,7 @@
 //! SFD before it, the inter-frame gap after it (IEEE 802.3 clauses 4.2.5, 4.4.2). Its
 //! last bit reaches the receiver (8 + L)·8/rate + delay after its preamble started.
 
-use crate::common::{simulation, simulation_until, two_hosts};
+use crate::common::{simulation, simulation_until, simulation_with, two_hosts};
 use ethersim_core::time::{Duration, SimTime};
 
 const NS: u64 = 1_000;
@@ -26,7 +26,7 @@ fn a_maximum_frame_occupies_a_gigabit_wire_for_exactly_12304_ns() {
     assert!((port.utilization(end) - 1.0).abs() < 1e-12);
     // With a second frame much later, the first transmission completes: the wire was
     // occupied for exactly (1518 + 20) bytes.
-    let mut later = simulation(&two_hosts("1 Gb/s", "0 s", 8, &app.replace("count = 1", "count = 2")));
+    let mut later = simulation_with(&two_hosts("1 Gb/s", "0 s", 8, app), &[("apps[0].count", "2")]);
     later.run();
     let port = &later.network().ports[0];
     assert_eq!(port.stats().frames_sent, 1);

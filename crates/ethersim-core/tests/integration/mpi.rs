@@ -4,7 +4,7 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-use crate::common::simulation;
+use crate::common::simulation_with;
 use ethersim_core::sim::RunSummary;
 
 const NS: u64 = 1_000;
@@ -21,7 +21,12 @@ fn star(job: &str) -> String {
 }
 
 fn run(text: &str) -> RunSummary {
-    let mut sim = simulation(text);
+    run_with(text, &[])
+}
+
+/// [`run`] with `pairs` set by key path.
+fn run_with(text: &str, pairs: &[(&str, &str)]) -> RunSummary {
+    let mut sim = simulation_with(text, pairs);
     sim.run();
     sim.summary("mpi", 1)
 }
@@ -41,8 +46,8 @@ fn a_pairwise_alltoall_of_four_ranks_takes_three_store_and_forward_hops_pairs() 
     // 1000 B blocks: one 1046 B frame (14 + 20 + 8 + 1000 + 4). A step is two hops of
     // line time and delay: 2 (8432 + 1000) ns.
     let job = "[[mpi_jobs]]\nname = \"a2a\"\nnodes = [\"n0\", \"n1\", \"n2\", \"n3\"]\n\
-               synthetic = { collective = \"alltoall\", bytes = \"BYTES\", iterations = 1 }\n";
-    let one_frame = run(&star(&job.replace("BYTES", "1000 B")));
+               synthetic = { collective = \"alltoall\", bytes = \"1000 B\", iterations = 1 }\n";
+    let one_frame = run(&star(job));
     let step = 2 * (frame_ns(1046) + 1000);
     let j = &one_frame.jobs[0];
     assert!(j.completed);
@@ -53,7 +58,7 @@ fn a_pairwise_alltoall_of_four_ranks_takes_three_store_and_forward_hops_pairs() 
     // 4000 B blocks: frames of 1518, 1518 and 1102 B. The switch forwards each frame as
     // it arrives at the same rate, so the last bit reaches the rank one first frame's
     // line time and two delays after the sender's whole train: d + (1526 × 8) + train + d.
-    let three_frames = run(&star(&job.replace("BYTES", "4000 B")));
+    let three_frames = run_with(&star(job), &[("mpi_jobs[0].synthetic.bytes", "4000 B")]);
     let train = frame_ns(1518) + GAP_NS + frame_ns(1518) + GAP_NS + frame_ns(1102);
     let step = 1000 + frame_ns(1518) + train + 1000;
     let j = &three_frames.jobs[0];

@@ -6,7 +6,7 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-use crate::common::{data_starts, log, logged, simulation};
+use crate::common::{data_starts, log, logged, logged_with, simulation, simulation_with};
 use ethersim_core::ids::PortId;
 use ethersim_core::phy::{Closer, FrameClass};
 use ethersim_core::sim::{PortSeries, Simulation, Subscriber, TraceRecord};
@@ -253,13 +253,9 @@ fn a_refresh_comes_before_the_pause_runs_out_at_the_partners_own_rate() {
     // `a` counts the 65535 quanta in its own bit times (Annex 31B.2): 3.36 ms, not the
     // 33.6 ms they last at the switch's rate, so the refresh comes every 1.68 ms.
     let extra = "[[pause_generators]]\nport = \"b->s\"\nevery = \"1 s\"\npause = \"30 ms\"\ncount = 1";
-    let scaled = r#"rate_switching = { rates = ["1 Gb/s", "10 Gb/s"], switch_time = "1 us", from = "s", policy = { kind = "schedule", changes = [{ at = "1 ns", rate = "1 Gb/s" }] } }"#;
-    let text = threshold_scenario(true, 20_000 * 1472, extra).replacen(
-        "rate = \"10 Gb/s\"\ndelay = \"1 us\"",
-        &format!("rate = \"10 Gb/s\"\ndelay = \"1 us\"\n{scaled}"),
-        1,
-    );
-    let mut sim = logged(&text);
+    let scaled = r#"{ rates = ["1 Gb/s", "10 Gb/s"], switch_time = "1 us", from = "s", policy = { kind = "schedule", changes = [{ at = "1 ns", rate = "1 Gb/s" }] } }"#;
+    let text = threshold_scenario(true, 20_000 * 1472, extra);
+    let mut sim = logged_with(&text, &[("links[0].rate_switching", scaled)]);
     sim.run();
     let pauses = pauses_received(&sim, PortId(0));
     let half = mac_control::quanta_duration(65_535, BitRate::gbps(10)).as_ps() / 2;
@@ -427,9 +423,8 @@ fn a_pause_of_a_few_quanta_does_not_pile_up_frames_or_starve_data() {
     // Half of 1 quantum (25.6 ns at 10 Gb/s) is shorter than a PAUSE frame's line time
     // (67.2 ns): refreshes come no faster than frames can leave, and a waiting frame
     // carries the newest request.
-    let text = threshold_scenario(true, 2000 * 1472, "")
-        .replace("low_water = \"10000 B\" }", "low_water = \"10000 B\", quanta = 1 }");
-    let mut sim = simulation(&text);
+    let text = threshold_scenario(true, 2000 * 1472, "");
+    let mut sim = simulation_with(&text, &[("switches[0].pause.quanta", "1")]);
     sim.run();
     let net = sim.network();
     let s_to_a = &net.ports[1];

@@ -6,8 +6,9 @@
 
 #![allow(clippy::format_push_string)] // test scenarios are assembled as text
 
-use crate::common::{data_starts, log, logged};
+use crate::common::{data_starts, log, logged, logged_with, overrides};
 use ethersim_core::ids::PortId;
+use ethersim_core::scenario;
 use ethersim_core::sim::TraceRecord;
 use ethersim_core::time::{BitRate, Bytes, SimTime};
 
@@ -156,11 +157,8 @@ fn alr_switches_up_when_the_queue_builds_and_down_when_it_empties() {
 fn a_rate_switch_and_an_outage_on_one_link_keep_the_longer_darkness() {
     // A switch at 100 us darkens the link until 110 us; an outage over [105, 130) us
     // must not reopen it early, and the switch must not shorten the outage.
-    let text = scheduled(&[101]).replace(
-        "delay = \"1 us\"\n",
-        "delay = \"1 us\"\noutages = [{ start = \"105 us\", duration = \"25 us\" }]\n",
-    );
-    let mut sim = logged(&text);
+    let outage = ("links[0].outages", r#"[{ start = "105 us", duration = "25 us" }]"#);
+    let mut sim = logged_with(&scheduled(&[101]), &[outage]);
     sim.run();
     assert_eq!(data_starts(&sim, PortId(0)), vec![130 * US]);
 }
@@ -169,12 +167,17 @@ fn a_rate_switch_and_an_outage_on_one_link_keep_the_longer_darkness() {
 fn a_scheduled_change_within_the_minimum_interval_waits_for_it() {
     // Changes asked at 100 us and 110 us, at least 50 us apart: the second is requested
     // at 150 us, the first instant the interval allows, and then carried out.
-    let text = scheduled(&[500]).replace(
-        r#"policy = { kind = "schedule", changes = [{ at = "100 us", rate = "10 Gb/s" }] } }"#,
-        r#"min_interval = "50 us", policy = { kind = "schedule", changes = [{ at = "100 us", rate = "10 Gb/s" }, { at = "110 us", rate = "1 Gb/s" }] } }"#,
-    );
-    assert!(text.contains("min_interval"), "the scenario was edited");
-    let mut sim = logged(&text);
+    let text = scheduled(&[500]);
+    let pairs = [
+        ("links[0].rate_switching.min_interval", "50 us"),
+        (
+            "links[0].rate_switching.policy.changes",
+            r#"[{ at = "100 us", rate = "10 Gb/s" }, { at = "110 us", rate = "1 Gb/s" }]"#,
+        ),
+    ];
+    let ran = scenario::effective_text(&text, &overrides(&pairs), None).unwrap();
+    assert!(ran.contains("min_interval"), "the scenario was edited");
+    let mut sim = logged_with(&text, &pairs);
     sim.run();
     let dark: Vec<(u64, u64)> = log(&sim)
         .records

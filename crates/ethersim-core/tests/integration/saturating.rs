@@ -1,7 +1,7 @@
 //! The saturating source against closed forms: back to back at the line rate, its mixes
 //! and weights in the frames it sends.
 
-use crate::common::{simulation, two_hosts};
+use crate::common::{simulation, simulation_with, two_hosts};
 
 /// Frames back to back on a 10 Mb/s link: frame k starts at k·T, with T the frame and its
 /// 20 B of preamble and gap at 0.1 us per bit; it is received 8 B of preamble plus the
@@ -56,9 +56,8 @@ fn weighted_lengths_are_drawn_in_proportion() {
 #[test]
 fn an_interrupt_service_time_spaces_the_frames_of_a_host() {
     let app = "kind = \"saturating\"\nframe = \"64 B\"";
-    let text = format!("duration = \"1 s\"\n{}", two_hosts("10 Mb/s", "0 s", 15, app))
-        .replace("tx_buffers = 15", "tx_buffers = 15\ntx_interrupt = \"100 us\"");
-    let mut sim = simulation(&text);
+    let text = format!("duration = \"1 s\"\n{}", two_hosts("10 Mb/s", "0 s", 15, app));
+    let mut sim = simulation_with(&text, &[("hosts[0].tx_interrupt", "100 us")]);
     sim.run();
     let last_bit_ps = (64 + 8) * 8 * 100_000; // preamble and frame at 0.1 us per bit
     let period_ps = last_bit_ps + 100_000_000;
@@ -105,9 +104,8 @@ fn a_series_on_a_host_port_shows_the_interrupt_service_closing_its_gate() {
     let text = format!(
         "duration = \"1 ms\"\n{}\n[[series]]\nport = \"a->b\"\n",
         two_hosts("10 Mb/s", "0 s", 15, app)
-    )
-    .replace("tx_buffers = 15", "tx_buffers = 15\ntx_interrupt = \"100 us\"");
-    let mut sim = simulation(&text);
+    );
+    let mut sim = simulation_with(&text, &[("hosts[0].tx_interrupt", "100 us")]);
     sim.run();
     let summary = sim.summary("x", 1);
     let gate = summary.series.iter().find(|s| s.quantity == "gate_open" && s.port == "a->b");

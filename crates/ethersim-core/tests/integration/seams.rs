@@ -1,7 +1,7 @@
 //! The seams later mechanisms plug into, exercised from outside the crate: a queue
 //! policy holding a port's gate, a link's rate changed during a run, and the trace path.
 
-use crate::common::{simulation, two_hosts};
+use crate::common::{simulation, simulation_with, two_hosts};
 use ethersim_core::ids::{LinkId, PortId};
 use ethersim_core::node::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
 use ethersim_core::phy::FrameClass;
@@ -186,10 +186,9 @@ fn a_queue_policy_learns_the_queue_is_empty_after_a_cut_off_too() {
 fn results_do_not_depend_on_whether_the_trace_is_on() {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/ping-outage.toml"))
-            .unwrap()
-            .replace("size = \"50 MB\"", "size = \"5 MB\"");
+            .unwrap();
     let summary = |trace: bool| {
-        let mut sim = simulation(&text);
+        let mut sim = simulation_with(&text, &[("apps[0].size", "5 MB")]);
         if !trace {
             sim.network_mut().trace = ethersim_core::sim::Trace::default();
         }

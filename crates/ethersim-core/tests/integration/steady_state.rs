@@ -1,7 +1,7 @@
 //! The event loop does not allocate per event in steady state, and a run split in two
 //! with `run_until` ends exactly where one uninterrupted run does.
 
-use crate::common::{host_switch_host, simulation};
+use crate::common::{host_switch_host, simulation, simulation_with};
 use ethersim_core::time::{Duration, SimTime};
 
 /// A long transfer through a switch plus Poisson cross traffic that overflows a
@@ -75,11 +75,10 @@ fn run_until_in_steps_equals_one_run() {
 
 #[test]
 fn running_in_slices_changes_nothing_and_stops_at_each_slice() {
-    let text =
-        BUSY.replace("size = \"5 GB\"", "size = \"20 MB\"").replace("stop = \"10 s\"", "stop = \"50 ms\"");
-    let mut whole = simulation(&text);
+    let shorter = [("apps[0].size", "20 MB"), ("apps[1].stop", "50 ms")];
+    let mut whole = simulation_with(BUSY, &shorter);
     whole.run();
-    let mut sliced = simulation(&text);
+    let mut sliced = simulation_with(BUSY, &shorter);
     let mut slices = 1;
     while sliced.run_slice(1000).is_none() {
         slices += 1;
@@ -89,7 +88,7 @@ fn running_in_slices_changes_nothing_and_stops_at_each_slice() {
         serde_json::to_string(&whole.summary("x", 1)).unwrap(),
         serde_json::to_string(&sliced.summary("x", 1)).unwrap()
     );
-    let mut partial = simulation(&text);
+    let mut partial = simulation_with(BUSY, &shorter);
     for _ in 0..3 {
         assert_eq!(partial.run_slice(1000), None);
     }

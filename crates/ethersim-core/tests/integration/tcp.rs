@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::common::{host_switch_host as path, simulation_until};
+use crate::common::{host_switch_host as path, overrides, simulation_until};
 use ethersim_core::app::EndpointKind;
 use ethersim_core::run::run_text;
 use ethersim_core::time::{Duration, SimTime};
@@ -74,12 +74,9 @@ fn a_window_limited_flow_delivers_one_window_per_round_trip() {
 fn mathis_ratio(p: f64, seed: u64) -> f64 {
     let app =
         "kind = \"tcp_bulk\"\nstop = \"400 s\"\nmeasure_from = \"20 s\"\ntcp = { rto_min = \"200 ms\" }";
-    let extra = format!("seed = {seed}");
-    let text = path("1 Gb/s", "1 Gb/s", "5 ms", 10_000, app, "").replacen("seed = 1", &extra, 1).replace(
-        "delay = \"5 ms\"\n[[apps]]",
-        &format!("delay = \"5 ms\"\nloss = {{ probability = {p}, from = \"s\" }}\n[[apps]]"),
-    );
-    let report = run_text(&text, &[], None).unwrap();
+    let text = path("1 Gb/s", "1 Gb/s", "5 ms", 10_000, app, "");
+    let (seed, loss) = (seed.to_string(), format!("{{ probability = {p}, from = \"s\" }}"));
+    let report = run_text(&text, &overrides(&[("seed", &seed), ("links[1].loss", &loss)]), None).unwrap();
     let f = flow(&report);
     let rtt = idle_rtt_s(1e9, 5e-3);
     let mathis = 1460.0 * 8.0 / rtt * (3.0 / (2.0 * 2.0 * p)).sqrt();
@@ -153,11 +150,9 @@ fn a_drop_tail_bottleneck_gives_the_textbook_sawtooth() {
 
 fn file_with_drops(frames: &str, sack: bool) -> serde_json::Map<String, serde_json::Value> {
     let app = format!("kind = \"tcp_file\"\nsize = \"1 MB\"\ntcp = {{ sack = {sack} }}");
-    let text = path("1 Gb/s", "1 Gb/s", "1 ms", 1000, &app, "").replace(
-        "delay = \"1 ms\"\n[[links]]",
-        &format!("delay = \"1 ms\"\nloss = {{ drop = [{{ app = \"t\", frames = [{frames}] }}] }}\n[[links]]"),
-    );
-    let report = run_text(&text, &[], None).unwrap();
+    let text = path("1 Gb/s", "1 Gb/s", "1 ms", 1000, &app, "");
+    let loss = format!("{{ drop = [{{ app = \"t\", frames = [{frames}] }}] }}");
+    let report = run_text(&text, &overrides(&[("links[0].loss", &loss)]), None).unwrap();
     let v = serde_json::to_value(&report.summary).unwrap();
     assert_eq!(v["links"][0]["frames_lost"][0].as_u64().unwrap() as usize, frames.split(',').count());
     flow(&report).clone()
@@ -199,12 +194,12 @@ fn sack_repairs_several_losses_in_one_window_sooner_than_newreno() {
 #[test]
 fn tcp_runs_are_deterministic() {
     let app = "kind = \"tcp_bulk\"\nstop = \"2 s\"\ntcp = { sack = true }";
-    let text = path("1 Gb/s", "100 Mb/s", "1 ms", 50, app, "")
-        .replace("delay = \"1 ms\"\n[[apps]]", "delay = \"1 ms\"\nloss = { probability = 0.001 }\n[[apps]]");
-    let a = serde_json::to_string(&run_text(&text, &[], None).unwrap().summary).unwrap();
-    let b = serde_json::to_string(&run_text(&text, &[], None).unwrap().summary).unwrap();
+    let text = path("1 Gb/s", "100 Mb/s", "1 ms", 50, app, "");
+    let lossy = overrides(&[("links[1].loss", "{ probability = 0.001 }")]);
+    let a = serde_json::to_string(&run_text(&text, &lossy, None).unwrap().summary).unwrap();
+    let b = serde_json::to_string(&run_text(&text, &lossy, None).unwrap().summary).unwrap();
     assert_eq!(a, b);
-    let other = serde_json::to_string(&run_text(&text, &[], Some(2)).unwrap().summary).unwrap();
+    let other = serde_json::to_string(&run_text(&text, &lossy, Some(2)).unwrap().summary).unwrap();
     assert_ne!(a, other, "another seed draws other losses");
 }
 
@@ -212,20 +207,16 @@ fn tcp_runs_are_deterministic() {
 fn a_slow_reader_closes_the_window_and_sets_the_pace() {
     // The receiving application reads 10 Mb/s; its 64 KiB buffer fills, the window
     // closes, and each segment's worth it reads reopens it: goodput is the read rate.
-    let app = "kind = \"tcp_bulk\"\nstop = \"10 s\"\nmeasure_from = \"2 s\"\nread_rate = \"10 Mb/s\"\n\
-               tcp = { receive_buffer = \"64 KiB\" }";
-    let report = run_text(&path("1 Gb/s", "1 Gb/s", "1 ms", 1000, app, ""), &[], None).unwrap();
+    let app =
+        "kind = \"tcp_bulk\"\nstop = \"10 s\"\nmeasure_from = \"2 s\"\ntcp = { receive_buffer = \"64 KiB\" }";
+    let text = path("1 Gb/s", "1 Gb/s", "1 ms", 1000, app, "");
+    let report = run_text(&text, &overrides(&[("apps[0].read_rate", "10 Mb/s")]), None).unwrap();
     let f = flow(&report);
     let goodput = num(f, "window_goodput_bps");
     assert!((goodput / 10e6 - 1.0).abs() < 0.002, "{goodput}");
     assert_eq!((count(f, "retransmissions"), count(f, "timeouts")), (0, 0));
     // Without the limit the same path runs near the line rate.
-    let fast = run_text(
-        &path("1 Gb/s", "1 Gb/s", "1 ms", 1000, &app.replace("read_rate = \"10 Mb/s\"\n", ""), ""),
-        &[],
-        None,
-    )
-    .unwrap();
+    let fast = run_text(&text, &[], None).unwrap();
     assert!(num(flow(&fast), "window_goodput_bps") > 100e6);
 }
 
