@@ -6,6 +6,7 @@ __all__ = [
     "effective_scenario",
     "parse_quantity",
     "read_trace",
+    "record_views",
     "run",
     "schema",
     "validate",
