@@ -29,8 +29,8 @@
 //!   unacknowledged segment resent whatever the window, then go-back-N in slow start,
 //!   with `recover` set to the highest byte sent (RFC 6582 section 4); a connection is
 //!   never given up while the peer answers with a closed window (RFC 1122 4.2.2.17);
-//! * congestion control behind [`CongestionControl`], told the instant of each event and
-//!   each RTT sample.
+//! * congestion control behind [`CongestionControl`] (NewReno or CUBIC, as the settings
+//!   choose), told the instant of each event and each RTT sample.
 //!
 //! Not modelled: timestamps (RFC 7323 section 3), restart after idle (RFC 5681 section 4.1), urgent data, simultaneous open, and the 2·MSL wait
 //! of TIME-WAIT (the end stays in TIME-WAIT, answering a retransmitted FIN, until the
@@ -41,7 +41,7 @@ use crate::time::{Duration, SimTime};
 use crate::wire::tcp::MAX_SACK_BLOCKS;
 use crate::wire::{TcpFlags, TcpHeader};
 
-use super::cc::{BuiltinCc, CongestionControl, NewReno};
+use super::cc::{BuiltinCc, CongestionControl};
 use super::config::TcpConfig;
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
@@ -291,14 +291,15 @@ pub struct Connection<C: CongestionControl = BuiltinCc> {
 }
 
 impl Connection<BuiltinCc> {
-    /// An end that will open a connection (send the SYN) when first asked, with NewReno.
+    /// An end that will open a connection (send the SYN) when first asked, with the
+    /// congestion control `cfg` names.
     pub fn connect(cfg: TcpConfig) -> Self {
-        Self::with_cc(cfg, State::SynSent, |iw| BuiltinCc::NewReno(NewReno::new(iw)))
+        Self::with_cc(cfg, State::SynSent, |iw| BuiltinCc::new(cfg.congestion_control, iw))
     }
 
-    /// An end that waits for a SYN, with NewReno.
+    /// An end that waits for a SYN, with the congestion control `cfg` names.
     pub fn listen(cfg: TcpConfig) -> Self {
-        Self::with_cc(cfg, State::Listen, |iw| BuiltinCc::NewReno(NewReno::new(iw)))
+        Self::with_cc(cfg, State::Listen, |iw| BuiltinCc::new(cfg.congestion_control, iw))
     }
 }
 

@@ -6,12 +6,15 @@
 //! ([`CongestionControl::on_rtt_sample`]), so an algorithm whose window is a function of
 //! time, such as CUBIC, needs nothing else from the connection.
 //!
-//! NewReno (RFC 5681 and RFC 6582, [`NewReno`]) is built in. Another algorithm
-//! implements [`CongestionControl`] and joins [`BuiltinCc`] (an enum, so each call is a
-//! match the compiler can inline: no boxing, no allocation) to be chosen from a scenario.
+//! NewReno (RFC 5681 and RFC 6582, [`NewReno`]) and CUBIC (RFC 9438, [`Cubic`]) are
+//! built in. Another algorithm implements [`CongestionControl`] and joins [`BuiltinCc`]
+//! (an enum, so each call is a match the compiler can inline: no boxing, no allocation)
+//! and [`CcAlgorithm`] to be chosen from a scenario.
 
+pub mod cubic;
 mod newreno;
 
+pub use cubic::Cubic;
 pub use newreno::NewReno;
 
 use crate::time::{Duration, SimTime};
@@ -52,11 +55,65 @@ pub trait CongestionControl {
 /// advertise (RFC 5681 section 3.1; 65535 · 2^14 with RFC 7323 scaling).
 pub const INITIAL_SSTHRESH: u64 = 0xffff << 14;
 
+/// The congestion control algorithms a scenario can choose (`tcp.congestion_control`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum CcAlgorithm {
+    /// NewReno (RFC 5681, RFC 6582): ethersim's default.
+    #[default]
+    NewReno,
+    /// CUBIC (RFC 9438): the default of Linux and ns-3.
+    Cubic,
+}
+
+impl CcAlgorithm {
+    /// Every algorithm, in the order the documentation lists them.
+    pub const ALL: [CcAlgorithm; 2] = [CcAlgorithm::NewReno, CcAlgorithm::Cubic];
+
+    /// The algorithm's name in a scenario.
+    pub fn name(self) -> &'static str {
+        match self {
+            CcAlgorithm::NewReno => "newreno",
+            CcAlgorithm::Cubic => "cubic",
+        }
+    }
+}
+
+impl std::str::FromStr for CcAlgorithm {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        CcAlgorithm::ALL.into_iter().find(|a| a.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = CcAlgorithm::ALL.iter().map(|a| a.name()).collect();
+            format!("{s:?} is no congestion control; expected one of {}", names.join(", "))
+        })
+    }
+}
+
 /// The built-in algorithms, one variant each: what a connection holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BuiltinCc {
     /// NewReno.
     NewReno(NewReno),
+    /// CUBIC.
+    Cubic(Cubic),
+}
+
+impl BuiltinCc {
+    /// `algorithm` with a window of `initial_window` bytes.
+    pub fn new(algorithm: CcAlgorithm, initial_window: u64) -> Self {
+        match algorithm {
+            CcAlgorithm::NewReno => BuiltinCc::NewReno(NewReno::new(initial_window)),
+            CcAlgorithm::Cubic => BuiltinCc::Cubic(Cubic::new(initial_window)),
+        }
+    }
+
+    /// Which algorithm this is.
+    pub fn algorithm(&self) -> CcAlgorithm {
+        match self {
+            BuiltinCc::NewReno(_) => CcAlgorithm::NewReno,
+            BuiltinCc::Cubic(_) => CcAlgorithm::Cubic,
+        }
+    }
 }
 
 /// Forwards each call to the variant's algorithm.
@@ -64,6 +121,7 @@ macro_rules! each {
     ($self:ident, $c:ident => $call:expr) => {
         match $self {
             BuiltinCc::NewReno($c) => $call,
+            BuiltinCc::Cubic($c) => $call,
         }
     };
 }
@@ -100,5 +158,21 @@ impl CongestionControl for BuiltinCc {
     }
     fn on_timeout(&mut self, now: SimTime, flight: u64, smss: u64, first: bool) {
         each!(self, c => c.on_timeout(now, flight, smss, first));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_algorithm_is_named_and_built_as_named() {
+        for a in CcAlgorithm::ALL {
+            assert_eq!(a.name().parse::<CcAlgorithm>(), Ok(a));
+            let c = BuiltinCc::new(a, 14_600);
+            assert_eq!((c.algorithm(), c.cwnd(), c.ssthresh()), (a, 14_600, INITIAL_SSTHRESH));
+        }
+        assert!("bbr".parse::<CcAlgorithm>().unwrap_err().contains("newreno, cubic"));
+        assert_eq!(CcAlgorithm::default(), CcAlgorithm::NewReno);
     }
 }

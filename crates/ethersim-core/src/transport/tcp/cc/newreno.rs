@@ -1,6 +1,6 @@
-//! NewReno (RFC 5681 section 3, RFC 6582 section 3.2), with its slow start and loss
-//! recovery arithmetic as functions, for algorithms that change only congestion
-//! avoidance and the response to loss.
+//! NewReno (RFC 5681 section 3, RFC 6582 section 3.2), and the slow start and loss
+//! recovery arithmetic it shares with CUBIC, which leaves both to RFC 5681 and RFC 6582
+//! (RFC 9438 sections 4.2 and 4.10).
 
 use super::{CongestionControl, INITIAL_SSTHRESH};
 use crate::time::SimTime;
