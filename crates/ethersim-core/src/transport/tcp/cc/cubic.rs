@@ -91,6 +91,8 @@ struct Epoch {
 }
 
 /// CUBIC (RFC 9438), with RFC 5681 slow start and NewReno's or RFC 6675's recovery.
+// cwnd and ssthresh first, in C layout, as in NewReno (see there).
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cubic {
     cwnd: u64,

@@ -40,6 +40,10 @@ pub(super) fn exit_window(ssthresh: u64, flight: u64, smss: u64) -> u64 {
 }
 
 /// NewReno (RFC 5681 section 3, RFC 6582 section 3.2).
+// C layout with cwnd first, as in every built-in algorithm: the send path reads cwnd on
+// every poll, and at the same offset in each variant of `BuiltinCc` that read needs no
+// branch on the algorithm.
+#[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NewReno {
     cwnd: u64,
