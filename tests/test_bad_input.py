@@ -265,6 +265,12 @@ CASES = [
         ],
     ),
     (
+        "TCP unknown congestion control",
+        TCP,
+        ["--set", "apps[0].tcp.congestion_control=bbr"],
+        ["apps[0].tcp.congestion_control", "bbr", "newreno", "cubic"],
+    ),
+    (
         "TCP unknown setting",
         TCP,
         ["--set", "apps[0].tcp.cubic=true"],

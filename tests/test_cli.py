@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from scenario_edits import sets
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "udp-file.toml"
@@ -165,6 +166,31 @@ def test_run_shows_tcp_figures_and_link_losses() -> None:
     assert p.returncode == 0, p.stderr
     for fragment in ("tcp", "fast retx", "transfer", "frames lost", "1 → / 0 ←"):
         assert fragment in p.stdout, p.stdout
+
+
+def test_set_chooses_cubic_for_a_tcp_application(tmp_path: Path) -> None:
+    # One scripted loss in the TCP example: NewReno sets ssthresh to half the flight
+    # (RFC 5681 equation (4)), CUBIC to 0.7 of it (RFC 9438 section 4.6).
+    scenario = ROOT / "examples" / "tcp-file.toml"
+    common = sets(
+        'links[1].loss={ drop = [{ app = "file", frames = [100] }] }',
+        'series=[{ app = "file" }]',
+        "apps[0].size=1 MB",
+        "apps[0].tcp.limited_transmit=false",
+    )
+
+    def first_reduction(*more: str) -> float:
+        out = tmp_path / f"out{len(more)}"
+        p = ethersim("run", str(scenario), *common, *more, "--out", str(out))
+        assert p.returncode == 0, p.stderr
+        s = pd.read_parquet(out / "tcp_series.parquet")
+        ssthresh, flight = (s[s["quantity"] == q] for q in ("ssthresh", "flight"))
+        t, value = ssthresh["t_ps"].iloc[1], ssthresh["value"].iloc[1]
+        return float(value / flight[flight["t_ps"] <= t]["value"].iloc[-1])
+
+    assert first_reduction() == pytest.approx(0.5, abs=1e-3)
+    cubic = first_reduction(*sets("apps[0].tcp.congestion_control=cubic"))
+    assert cubic == pytest.approx(0.7, abs=1e-3)
 
 
 QUIET_IMPORTS = """

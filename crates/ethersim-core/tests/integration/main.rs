@@ -8,6 +8,7 @@ mod capacity_scaling;
 mod captures;
 mod common;
 mod csma;
+mod cubic;
 mod delivery;
 mod determinism;
 mod eee;

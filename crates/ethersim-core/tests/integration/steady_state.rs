@@ -96,11 +96,11 @@ fn running_in_slices_changes_nothing_and_stops_at_each_slice() {
 }
 
 /// TCP through a drop-tail bottleneck: handshake done, losses and recoveries (SACK and
-/// NewReno), delayed ACKs, timers re-armed on every ACK.
+/// NewReno's), delayed ACKs, timers re-armed on every ACK; NewReno and CUBIC.
 #[test]
 fn tcp_steady_state_runs_without_allocating() {
-    for sack in [false, true] {
-        let app = format!("kind = \"tcp_bulk\"\nstop = \"20 s\"\ntcp = {{ sack = {sack} }}");
+    for tcp in ["sack = false", "sack = true", "sack = true, congestion_control = \"cubic\""] {
+        let app = format!("kind = \"tcp_bulk\"\nstop = \"20 s\"\ntcp = {{ {tcp} }}");
         let text = host_switch_host("1 Gb/s", "100 Mb/s", "100 us", 40, &app, "");
         let mut sim = simulation(&text);
         sim.run_until(SimTime::ZERO + Duration::from_secs(2));
@@ -115,11 +115,7 @@ fn tcp_steady_state_runs_without_allocating() {
             sim.network().ports[2].stats().drops > drops_before,
             "losses must occur in the measured span"
         );
-        assert_eq!(
-            info.count_total, 0,
-            "sack = {sack}: {} allocations over {events} events",
-            info.count_total
-        );
+        assert_eq!(info.count_total, 0, "{tcp}: {} allocations over {events} events", info.count_total);
     }
 }
 

@@ -71,6 +71,7 @@ pub(super) fn tcp_config(spec: &TcpSpec, path: &str, path_mtu: u64) -> Result<Tc
         window_limit: spec.window_limit.unwrap_or(d.window_limit),
         clock_granularity: positive(spec.clock_granularity, "clock_granularity", d.clock_granularity)?,
         profile,
+        congestion_control: spec.congestion_control.map_or(d.congestion_control, Into::into),
     };
     // Asked for explicitly, Limited Transmit under a one-segment window is a contradiction;
     // left at its default, it simply never finds room to send.

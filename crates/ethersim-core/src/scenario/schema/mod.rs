@@ -36,7 +36,7 @@ pub use self::rate::{
 };
 
 pub use self::segment::{RepeaterSpec, SegmentSpec, StationSpec};
-pub use self::tcp::{TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};
+pub use self::tcp::{CongestionControlName, TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};
 
 use crate::scenario::units::DurationSpec;
 use schemars::JsonSchema;

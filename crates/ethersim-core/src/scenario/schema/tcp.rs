@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::zero_time;
 
-/// A file transfer over TCP (NewReno): connection set-up, the data, and the close.
+/// A file transfer over TCP: connection set-up, the data, and the close.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TcpFileSpec {
@@ -83,6 +83,25 @@ pub enum TcpProfileName {
     Ns2,
 }
 
+/// A TCP congestion control algorithm (docs/tcp.md describes each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum CongestionControlName {
+    /// NewReno (RFC 5681, RFC 6582).
+    NewReno,
+    /// CUBIC (RFC 9438), Linux's and ns-3's default.
+    Cubic,
+}
+
+impl From<CongestionControlName> for crate::transport::tcp::CcAlgorithm {
+    fn from(name: CongestionControlName) -> Self {
+        match name {
+            CongestionControlName::NewReno => Self::NewReno,
+            CongestionControlName::Cubic => Self::Cubic,
+        }
+    }
+}
+
 /// TCP settings; each is optional and has the default stated, with the document that
 /// sets it, unless `profile` names another implementation's defaults.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
@@ -93,6 +112,11 @@ pub struct TcpSpec {
     /// force is in the flow's summary (`tcp_profile`).
     #[serde(default)]
     pub profile: Option<TcpProfileName>,
+    /// Congestion control: `newreno` (RFC 5681, RFC 6582) or `cubic` (RFC 9438). Default
+    /// newreno, under every profile (Linux and ns-3 run CUBIC by default: choose it
+    /// here).
+    #[serde(default)]
+    pub congestion_control: Option<CongestionControlName>,
     /// Maximum segment size (payload per segment). Default: the path MTU less 40 B of
     /// IPv4 and TCP headers (RFC 9293 section 3.7.1): 1460 B on a 1500 B MTU.
     #[serde(default)]

@@ -1,6 +1,7 @@
 //! The settings of a TCP connection, with defaults and the document that sets each, and
 //! the profiles that set them as another implementation does ([`TcpProfile`]).
 
+use super::cc::CcAlgorithm;
 use crate::time::Duration;
 
 /// A named set of TCP defaults: the RFCs' (ethersim's own), or those of the stacks and
@@ -49,7 +50,8 @@ impl TcpProfile {
 
     /// The profile's value of every setting (the MSS: see [`TcpProfile::default_mss`]).
     /// What a profile's implementation does and ethersim does not model is in docs/tcp.md
-    /// (congestion control: ethersim runs NewReno under every profile).
+    /// (congestion control: a profile never changes it; NewReno unless the settings
+    /// choose CUBIC).
     pub fn defaults(self) -> TcpConfig {
         let rfc = TcpConfig { profile: self, ..TcpConfig::default() };
         match self {
@@ -194,6 +196,10 @@ pub struct TcpConfig {
     pub clock_granularity: Duration,
     /// The profile these defaults came from (reported in the run's summary).
     pub profile: TcpProfile,
+    /// The congestion control algorithm: NewReno (RFC 5681, RFC 6582) unless set. No
+    /// profile changes it, so that every profile's results stay NewReno's unless CUBIC
+    /// (RFC 9438, Linux's and ns-3's default) is asked for.
+    pub congestion_control: CcAlgorithm,
 }
 
 impl Default for TcpConfig {
@@ -217,6 +223,7 @@ impl Default for TcpConfig {
             window_limit: 0,
             clock_granularity: Duration(1),
             profile: TcpProfile::Rfc,
+            congestion_control: CcAlgorithm::NewReno,
         }
     }
 }

@@ -29,7 +29,8 @@
 //!   unacknowledged segment resent whatever the window, then go-back-N in slow start,
 //!   with `recover` set to the highest byte sent (RFC 6582 section 4); a connection is
 //!   never given up while the peer answers with a closed window (RFC 1122 4.2.2.17);
-//! * congestion control behind [`CongestionControl`].
+//! * congestion control behind [`CongestionControl`] (NewReno or CUBIC, as the settings
+//!   choose), told the instant of each event and each RTT sample.
 //!
 //! Not modelled: timestamps (RFC 7323 section 3), restart after idle (RFC 5681 section 4.1), urgent data, simultaneous open, and the 2·MSL wait
 //! of TIME-WAIT (the end stays in TIME-WAIT, answering a retransmitted FIN, until the
@@ -40,7 +41,7 @@ use crate::time::{Duration, SimTime};
 use crate::wire::tcp::MAX_SACK_BLOCKS;
 use crate::wire::{TcpFlags, TcpHeader};
 
-use super::cc::{BuiltinCc, CongestionControl, NewReno};
+use super::cc::{BuiltinCc, CongestionControl};
 use super::config::TcpConfig;
 use super::reassembly::Reassembly;
 use super::rtt::RttEstimator;
@@ -290,14 +291,15 @@ pub struct Connection<C: CongestionControl = BuiltinCc> {
 }
 
 impl Connection<BuiltinCc> {
-    /// An end that will open a connection (send the SYN) when first asked, with NewReno.
+    /// An end that will open a connection (send the SYN) when first asked, with the
+    /// congestion control `cfg` names.
     pub fn connect(cfg: TcpConfig) -> Self {
-        Self::with_cc(cfg, State::SynSent, |iw| BuiltinCc::NewReno(NewReno::new(iw)))
+        Self::with_cc(cfg, State::SynSent, |iw| BuiltinCc::new(cfg.congestion_control, iw))
     }
 
-    /// An end that waits for a SYN, with NewReno.
+    /// An end that waits for a SYN, with the congestion control `cfg` names.
     pub fn listen(cfg: TcpConfig) -> Self {
-        Self::with_cc(cfg, State::Listen, |iw| BuiltinCc::NewReno(NewReno::new(iw)))
+        Self::with_cc(cfg, State::Listen, |iw| BuiltinCc::new(cfg.congestion_control, iw))
     }
 }
 
@@ -597,7 +599,7 @@ impl<C: CongestionControl> Connection<C> {
                     self.lt_allowance = 0;
                 }
                 let flight = self.flight_size();
-                self.cc.on_timeout(flight, self.smss, self.retries == 1);
+                self.cc.on_timeout(now, flight, self.smss, self.retries == 1);
                 // RFC 6582 section 4: dup ACKs for data sent before the timeout must
                 // not trigger a new fast retransmit.
                 self.recover = self.snd_max;
@@ -721,8 +723,7 @@ impl<C: CongestionControl> Connection<C> {
         self.retries = 0;
         if let Some((_, sent)) = self.timed.take() {
             if !self.syn_retransmitted {
-                self.rtt.sample(now - sent);
-                self.stats.rtt_samples += 1;
+                self.take_rtt_sample(now, now - sent);
             }
         }
         if self.syn_retransmitted && self.rtt.srtt().is_none() {
@@ -774,7 +775,7 @@ impl<C: CongestionControl> Connection<C> {
             && window == self.snd_wnd
         {
             // RFC 5681 section 2: a duplicate ACK.
-            self.on_dupack();
+            self.on_dupack(now);
         }
         // RFC 9293 section 3.10.7.4: update the window from the newest segment.
         if self.snd_wl1 < seg.seq || (self.snd_wl1 == seg.seq && self.snd_wl2 <= ack) {
@@ -800,8 +801,7 @@ impl<C: CongestionControl> Connection<C> {
         // Karn's rule: only a segment never retransmitted is timed (see dispatch).
         if let Some((end, sent)) = self.timed {
             if ack >= end {
-                self.rtt.sample(now - sent);
-                self.stats.rtt_samples += 1;
+                self.take_rtt_sample(now, now - sent);
                 self.timed = None;
             }
         }
@@ -813,12 +813,12 @@ impl<C: CongestionControl> Connection<C> {
                 self.retransmit_head = false;
                 self.high_rxt = 0;
                 let flight = self.flight_size();
-                self.cc.on_exit_recovery(flight, self.smss);
+                self.cc.on_exit_recovery(now, flight, self.smss);
             } else {
                 // Partial ACK (RFC 6582 section 3.2 step 5).
                 self.stats.partial_acks += 1;
                 if !self.sack_ok {
-                    self.cc.on_partial_ack(acked, self.smss);
+                    self.cc.on_partial_ack(now, acked, self.smss);
                     self.retransmit_head = true;
                 }
                 // The "Impatient" variant: only the first partial ACK resets the timer.
@@ -828,7 +828,7 @@ impl<C: CongestionControl> Connection<C> {
         } else {
             let data_acked = acked - u64::from(self.fin_acked() && ack == self.fin_seq() + 1);
             if data_acked > 0 {
-                self.cc.on_ack(data_acked, self.smss);
+                self.cc.on_ack(now, data_acked, self.smss);
             }
         }
         // RFC 6298 sections 5.2 and 5.3.
@@ -847,7 +847,16 @@ impl<C: CongestionControl> Connection<C> {
         }
     }
 
-    fn on_dupack(&mut self) {
+    /// An RTT measurement (RFC 6298 section 2), passed on to congestion control with
+    /// the smoothed RTT it leaves.
+    fn take_rtt_sample(&mut self, now: SimTime, sample: Duration) {
+        self.rtt.sample(sample);
+        self.stats.rtt_samples += 1;
+        let srtt = self.rtt.srtt().unwrap_or(sample);
+        self.cc.on_rtt_sample(now, sample, srtt);
+    }
+
+    fn on_dupack(&mut self, now: SimTime) {
         self.dupacks += 1;
         if self.dupacks == 1 {
             self.dup_snd_max = self.snd_max;
@@ -855,7 +864,7 @@ impl<C: CongestionControl> Connection<C> {
         self.stats.dup_acks += 1;
         if self.in_recovery {
             if !self.sack_ok {
-                self.cc.on_dupack_in_recovery(self.smss);
+                self.cc.on_dupack_in_recovery(now, self.smss);
             }
             return;
         }
@@ -872,7 +881,7 @@ impl<C: CongestionControl> Connection<C> {
             self.rescue_rxt = None;
             // RFC 5681 section 3.2 step 2: what Limited Transmit sent is left out.
             let flight = self.flight_size() - self.count_limited_transmits();
-            self.cc.on_enter_recovery(flight, self.smss, self.sack_ok);
+            self.cc.on_enter_recovery(now, flight, self.smss, self.sack_ok);
             self.stats.fast_retransmits += 1;
             self.retransmit_head = true;
             self.lt_allowance = 0;

@@ -1,6 +1,6 @@
-//! TCP (RFC 9293) with NewReno congestion control (RFC 5681, RFC 6582), the RFC 6298
-//! retransmission timer, delayed ACKs, window scaling (RFC 7323) and optional SACK
-//! (RFC 2018, RFC 6675 recovery).
+//! TCP (RFC 9293) with NewReno (RFC 5681, RFC 6582) or CUBIC (RFC 9438) congestion
+//! control, the RFC 6298 retransmission timer, delayed ACKs, window scaling (RFC 7323)
+//! and optional SACK (RFC 2018, RFC 6675 recovery).
 //!
 //! [`Connection`] is one end, a state machine with time passed in and no knowledge of
 //! the network; the applications in [`crate::app::tcp`] drive one per end of a flow.
@@ -16,7 +16,7 @@ pub mod scoreboard;
 #[cfg(test)]
 mod tests;
 
-pub use cc::{BuiltinCc, CongestionControl, NewReno};
+pub use cc::{BuiltinCc, CcAlgorithm, CongestionControl, Cubic, NewReno};
 pub use config::{TcpConfig, TcpProfile};
 pub use conn::{Connection, Plan, Segment, State, TcpSeries, TcpStats};
 pub use rtt::RttEstimator;

@@ -23,6 +23,8 @@ struct Snap {
     ssthresh: u64,
     flight: u64,
     timeouts: u64,
+    /// The client's oldest unacknowledged byte.
+    una: u64,
 }
 
 /// A client sending `file` bytes to a server over a wire of one-way delay `delay`.
@@ -83,6 +85,7 @@ impl Pair {
             ssthresh: c.cc().ssthresh(),
             flight: c.flight_size(),
             timeouts: c.stats().timeouts,
+            una: c.snd_una(),
         });
     }
 
@@ -681,3 +684,5 @@ fn limited_transmit_respects_the_receivers_window() {
     assert_eq!(p.client.stats().limited_transmits, 0);
     assert_eq!(p.server.read_total(), 30_000);
 }
+
+mod cubic;
