@@ -80,6 +80,17 @@ def test_a_capture_stops_at_its_bound_and_the_run_goes_on(tmp_path: Path) -> Non
     assert len(warned) == 1, bounded.stderr
     assert "captures/server-switch.pcapng" in warned[0] and "(100 kB)" in warned[0]
     assert "warning:" not in whole.stderr
+    # The report says it in words, with the summary's own counts.
+    report = ethersim_cli("report", str(tmp_path / "bounded"), "-q")
+    assert report.returncode == 0, report.stderr
+    page = (tmp_path / "bounded" / "report.html").read_text()
+    assert (
+        f"captures/server-switch.pcapng of server-&gt;switch reached its size bound (100 kB):"
+        f" it kept the first {kept['frames']:,} frames and not the"
+        f" {kept['frames_not_kept']:,} after them"
+    ) in page
+    ethersim_cli("report", str(tmp_path / "whole"), "-q")
+    assert "reached its size bound" not in (tmp_path / "whole" / "report.html").read_text()
     # The bound changes the capture, nothing else.
     a, b = summary(tmp_path / "bounded"), summary(tmp_path / "whole")
     del a["captures"], b["captures"]

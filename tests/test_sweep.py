@@ -438,6 +438,19 @@ def test_workers_die_with_a_coordinator_killed_outright(tmp_path: Path) -> None:
         assert not status.exists() or status.read_text().rsplit(")", 1)[1].split()[0] == "Z"
 
 
+def test_a_sweep_on_dask_without_distributed_names_the_extra(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    sweep = ROOT / "examples" / "fan-in-sweep.toml"
+    result = invoke("sweep", str(sweep), "--db", str(tmp_path / "r.duckdb"), "--dask-local")
+    assert result.exit_code == 1, result.output  # docs/cli.md: an error of no other kind
+    assert 'pip install "ethersim[dask]"' in result.output
+    assert 'pip install ".[dask]"' in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "r.duckdb").exists(), "nothing written before the refusal"
+
+
 def test_a_dask_cluster_gives_the_local_pools_results(tmp_path: Path) -> None:
     # A real scheduler and two worker processes, started as a user would (dask's own
     # commands), reached through --scheduler.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -185,6 +186,7 @@ def test_to_xarray_without_xarray_names_the_extra(
     with Store(db, read_only=True) as store, pytest.raises(ImportError) as e:
         store.to_xarray("data")
     assert 'pip install "ethersim[xarray]"' in str(e.value)
+    assert 'pip install ".[xarray]"' in str(e.value), "the form a source checkout needs"
 
 
 # ----- ethersim results --------------------------------------------------------------
@@ -222,7 +224,9 @@ def test_the_results_table_fits_80_columns(
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80, r.stdout
-    assert "1.25 Gb/s" in r.stdout and "[s]" in r.stdout  # values as written, units
+    assert "1.25 Gb/s" in r.stdout  # values as written
+    # Each mean carries its unit, scaled to it; no base unit in a header contradicts it.
+    assert re.search(r"\d (ns|us|ms|s) ± ", r.stdout) and "[s]" not in r.stdout
     if chosen:  # every metric chosen is shown, in blocks
         assert r.stdout.count("delay_mean_s") >= 1 and "events" in r.stdout
 
@@ -312,6 +316,30 @@ def test_the_figure_has_a_line_per_hue_with_means_and_intervals(db: Path) -> Non
             assert math.isclose((high[1] - low[1]) / 2, half, rel_tol=1e-9)
     # Ticks read as the sweep wrote the values.
     assert [t.get_text() for t in axes.get_xticklabels()] == ["100 Mb/s", "1.25 Gb/s"]
+
+
+def test_the_y_axis_is_logarithmic_exactly_when_the_means_span_a_factor_of_100(
+    db: Path,
+) -> None:
+    with Store(db, read_only=True) as store:
+        tidy = store.cells("data")
+        keys = store.swept_keys("data")
+    scales = []
+    for metric in ("flow:load:delay_mean_s", "flow:load:packets_received"):
+        figure = sweep_figure(
+            tidy,
+            keys,
+            x="links[0].rate",
+            y=metric,
+            hue="apps[0].count",
+            where={"record_idle_intervals": "false"},
+        )
+        (axes,) = figure.axes
+        means = [y for line in axes.get_lines() for y in line.get_ydata() if y == y]
+        spans = min(means) > 0 and max(means) >= 100 * min(means)
+        assert axes.get_yscale() == ("log" if spans else "linear"), (metric, means)
+        scales.append(axes.get_yscale())
+    assert scales == ["log", "linear"], "the delays span decades, the packet counts do not"
 
 
 def test_plot_writes_png_and_the_same_svg_twice(

@@ -321,7 +321,6 @@ def _print_frame(frame: pd.DataFrame, title: str) -> None:
     columns = [
         column(
             [str(name)],
-            "",
             [shown(str(name), v, m) for v, m in zip(rows[name], metrics, strict=True)],
             is_numeric_dtype(frame[name]) and not is_bool_dtype(frame[name]),
         )

@@ -13,7 +13,15 @@ __all__ = [
     "ScenarioError",
     "WallLimitError",
     "WallLimitReached",
+    "install_hint",
 ]
+
+
+def install_hint(extra: str) -> str:
+    """How to install the optional dependencies ``extra`` names (``dask``, ``xarray``),
+    said both for an installed package and for a source checkout, where the package
+    name does not resolve and the extra is given on ``.``."""
+    return f'pip install "ethersim[{extra}]" (in a source checkout: pip install ".[{extra}]")'
 
 
 class EthersimError(Exception):

@@ -489,6 +489,20 @@ def decimation_notes(summary: dict[str, Any]) -> list[str]:
     return notes
 
 
+def capture_notes(summary: dict[str, Any]) -> list[str]:
+    """One sentence per packet capture of ``summary`` that reached its size bound, so
+    that the frames after it were not kept (the run's warning says the same)."""
+    from ethersim.units import fmt_bytes
+
+    return [
+        f"capture {c['file']} of {c['port']} reached its size bound ({fmt_bytes(c['max_bytes'])}):"
+        f" it kept the first {c['frames']:,} frames and not the {c['frames_not_kept']:,} after"
+        " them (raise max_bytes, or --pcap-limit, to keep more)"
+        for c in summary.get("captures", [])
+        if c.get("truncated")
+    ]
+
+
 def numeric_columns(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with every column whose values are all numbers or missing made a float
     column, missing values NaN: a value the summary leaves ``null`` (statistics of no

@@ -257,16 +257,15 @@ def human(column: str, value: object) -> str:
 
 
 def heading(column: str) -> str:
-    """A column's name as a table heading: words, with the unit its name says in
-    brackets (``goodput_bps`` → ``goodput (b/s)``, ``delay_mean_s`` → ``delay mean
-    (s)``); a name that says no unit keeps its words (``packets_sent`` → ``packets
-    sent``)."""
+    """A column's name as a table heading, in words: the ending that says its unit goes
+    (``goodput_bps`` → ``goodput``, ``delay_mean_s`` → ``delay mean``), because each
+    cell carries its own unit, scaled to its value (``948.8 Mb/s``, ``500 ns``); a base
+    unit above them would contradict them. A word that says the unit (utilization)
+    stays; a name that says none keeps its words (``packets_sent`` → ``packets sent``)."""
     name = str(column)
     unit = unit_of(name)
     for suffix, _fmt, suffix_unit in _BY_SUFFIX:
-        # The ending that says the unit goes; a word that says it (utilization) stays.
         if suffix.startswith("_") and suffix_unit == unit and name.endswith(suffix):
             name = name[: -len(suffix)]
             break
-    words = name.replace("_", " ").strip()
-    return f"{words} ({unit})" if unit else words
+    return name.replace("_", " ").strip()

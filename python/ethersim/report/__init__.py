@@ -82,7 +82,7 @@ def run_meta(summary: dict[str, Any], run_info: dict[str, Any]) -> list[tuple[st
 def _run_page(folder: Path, argument: str) -> tuple[str, dict[str, bytes]]:
     """The page of a run's folder, and the figure files (``figures/NAME`` → bytes)."""
     from ethersim.report import interactive, series, static
-    from ethersim.results import decimation_notes
+    from ethersim.results import capture_notes, decimation_notes
 
     summary = inputs.read_summary(folder, argument)
     run_info = inputs.read_run_json(folder, argument)
@@ -126,7 +126,10 @@ def _run_page(folder: Path, argument: str) -> tuple[str, dict[str, bytes]]:
             tables.from_records(
                 "Packet captures",
                 summary.get("captures", []),
-                notes=["Files in the folder (linked below), readable by Wireshark."],
+                notes=[
+                    "Files in the folder (linked below), readable by Wireshark.",
+                    *(f"{note}." for note in capture_notes(summary)),
+                ],
             ),
         ],
         plots=plots,

@@ -232,7 +232,7 @@ def _figure(
 ) -> dict[str, Any]:
     """The plotly JSON of one metric: its traces, and with more than one combination
     held, the menu that shows each one's traces (``spans``: its range of traces)."""
-    from ethersim.sweeps.plot import shown
+    from ethersim.sweeps.plot import shown, spans_decades
 
     x, hue = layout.x, layout.hue
     unit = unit_of(label)
@@ -251,6 +251,9 @@ def _figure(
             "gridcolor": "#eee",
             "zeroline": False,
             **({"tickformat": "~s"} if unit in _SI_UNITS else {}),
+            "type": "log"
+            if spans_decades(y for t in traces for y in t["y"] if y is not None)
+            else "linear",
         },
         "height": 380,
         "margin": {"l": 80, "r": 20, "t": 80 if len(spans) > 1 else 50, "b": 50},

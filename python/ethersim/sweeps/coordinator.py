@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ethersim.batch import default_jobs
-from ethersim.sweeps.executors import DaskPool, Executor, LocalPool, Worker, check_scheduler
+from ethersim.sweeps.executors import (
+    DaskPool,
+    Executor,
+    LocalPool,
+    Worker,
+    check_scheduler,
+    import_distributed,
+)
 from ethersim.sweeps.spec import SweepSpec, load_sweep
 from ethersim.sweeps.store import DEFAULT_DB, Store
 from ethersim.sweeps.worker import Outcome, execute
@@ -88,6 +95,8 @@ def sweep(
     jobs = jobs or default_jobs()
     start = time.monotonic()
     check_scheduler(scheduler)
+    if scheduler is not None or dask_local:
+        import_distributed()
     with Store(db) as store:
         removed = store.register(spec)
         store.refresh_view(spec.name)  # so that a sweep stopped at once still has one

@@ -2,8 +2,8 @@
 cell and the chosen metrics (mean ± 95% interval), in a given width.
 
 Numbers go through :mod:`ethersim.units` and are never split; headers are wrapped at
-the separators of a label (``links[0].`` / ``rate``), with the metric's unit on a last
-line. Metrics that do not fit beside the keys go to further blocks below, each repeating
+the separators of a label (``links[0].`` / ``rate``); each cell carries its unit, scaled
+to its value. Metrics that do not fit beside the keys go to further blocks below, each repeating
 the keys, so that no line is wider than asked.
 """
 
@@ -66,15 +66,16 @@ def wrap_label(text: str, width: int) -> list[str]:
     return [line.rstrip() for line in lines] or [""]
 
 
-def column(titles: Sequence[str], unit: str, cells: list[str], right: bool) -> Column:
-    """A column whose header is ``titles`` (each wrapped on lines of its own) and the
-    ``unit`` in brackets."""
+def column(titles: Sequence[str], cells: list[str], right: bool) -> Column:
+    """A column whose header is ``titles``, each wrapped on lines of its own. Its cells
+    carry their units, each scaled to its value (``500 ns``, ``1.2 ms``), so the header
+    names none."""
     values = max((_cell_len(c) for c in cells), default=1)
     parts = [p for t in titles for p in re.findall(r"[^:._> ]*[:._> ]?", t) if p]
     longest = max((len(p) for p in parts), default=1)
-    width = max(values, min(longest, _HEADER_WIDTH), len(unit) + 2 if unit else 1, 4)
+    width = max(values, min(longest, _HEADER_WIDTH), 4)
     header = [line for t in titles for line in wrap_label(t, width)]
-    return Column(tuple(header + ([f"[{unit}]"] if unit else [])), tuple(cells), width, right)
+    return Column(tuple(header), tuple(cells), width, right)
 
 
 def key_columns(cells: pd.DataFrame, keys: Sequence[SweptKey]) -> list[Column]:
@@ -86,18 +87,18 @@ def key_columns(cells: pd.DataFrame, keys: Sequence[SweptKey]) -> list[Column]:
     columns = []
     for key in keys:
         shown = [v if isinstance(v, str) else fmt_number(v) for v in cells[key.path]]
-        columns.append(column([key.path], "", shown, key.numeric))
-    columns.append(column(["runs"], "", [fmt_count(n) for n in cells["runs_ok"]], True))
+        columns.append(column([key.path], shown, key.numeric))
+    columns.append(column(["runs"], [fmt_count(n) for n in cells["runs_ok"]], True))
     if (cells["runs_failed"] > 0).any():
         failed = [fmt_count(n) for n in cells["runs_failed"]]
-        columns.append(column(["failed"], "", failed, True))
+        columns.append(column(["failed"], failed, True))
     return columns
 
 
 def metric_column(label: str, means: Sequence[float], halves: Sequence[float]) -> Column:
     """A metric's column: ``mean ± half-width`` per cell (the mean alone when the cell
     has no interval), through :func:`ethersim.units.human`."""
-    from ethersim.units import human, is_missing, unit_of
+    from ethersim.units import human, is_missing
 
     shown = [
         human(label, m)
@@ -107,7 +108,7 @@ def metric_column(label: str, means: Sequence[float], halves: Sequence[float]) -
     ]
     # The object (``port:switch->h0:``) and the metric on lines of their own.
     owner, colon, metric = label.rpartition(":")
-    return column([owner + colon, metric], unit_of(label), shown, True)
+    return column([owner + colon, metric], shown, True)
 
 
 def _width(columns: Sequence[Column]) -> int:

@@ -33,7 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ethersim._version import __version__
-from ethersim.errors import EthersimError, ScenarioError
+from ethersim.errors import EthersimError, ScenarioError, install_hint
 from ethersim.sweeps.worker import Outcome, execute
 
 if TYPE_CHECKING:
@@ -253,22 +253,28 @@ def check_scheduler(address: str | None, option: str = "--scheduler") -> None:
         )
 
 
+def import_distributed() -> Any:
+    """Dask's ``distributed`` module, or :class:`EthersimError` naming the extra that
+    installs it. Called before any work when a cluster is asked for, so a missing extra
+    leaves nothing behind (no database, no folder)."""
+    import importlib
+
+    try:
+        # Taken as a plain module (Any): distributed has no type annotations.
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise EthersimError(
+            f"Dask distributed is not installed; install it with {install_hint('dask')}"
+        ) from None
+
+
 class DaskPool:
     """The workers of a Dask distributed cluster: an existing one (``address``, such as
     ``tcp://10.0.0.5:8786``) or, without an address, a local cluster of ``jobs``
     single-threaded worker processes. Every worker needs ethersim installed."""
 
     def __init__(self, address: str | None, jobs: int, connect_timeout_s: float = 30.0) -> None:
-        import importlib
-
-        try:
-            # Taken as a plain module (Any): distributed has no type annotations.
-            self.distributed: Any = importlib.import_module("distributed")
-        except ImportError:
-            raise EthersimError(
-                "Dask distributed is not installed; install it with "
-                "pip install 'ethersim[dask]' (or pip install distributed)"
-            ) from None
+        self.distributed: Any = import_distributed()
         self.cluster: Any = None
         try:
             if address is None:

@@ -14,7 +14,8 @@ Errors are :class:`ScenarioError` whose path is the argument at fault (``x``, ``
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -274,6 +275,17 @@ def x_axis(choice: PlotChoice) -> XAxis:
     return XAxis(log, distinct, [shown(by_position[p]) for p in distinct])
 
 
+def spans_decades(values: Iterable[float]) -> bool:
+    """Whether a y axis over ``values`` reads better logarithmic: every value (NaN
+    aside) is positive and the largest is 100 or more times the smallest, so lines
+    microseconds apart stay apart under one a thousand times higher (the x axis's rule,
+    :func:`x_axis`)."""
+    import numpy as np
+
+    finite = np.asarray([v for v in values if not math.isnan(v)], dtype=float)
+    return bool(finite.size) and bool(finite.min() > 0) and bool(finite.max() >= 100 * finite.min())
+
+
 def sweep_figure(
     tidy: pd.DataFrame,
     keys: Sequence[SweptKey],
@@ -324,6 +336,8 @@ def draw(choice: PlotChoice, title: str = "") -> Figure:
     axis = x_axis(choice)
     if axis.log:
         axes.set_xscale("log")
+    if spans_decades(v for line in lines(choice) for v in line.mean):
+        axes.set_yscale("log")
     if axis.ticks:
         axes.xaxis.set_minor_formatter(NullFormatter())
         axes.set_xticks(axis.ticks, [_plain(t) for t in axis.labels])

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ethersim.errors import OutputError, ScenarioError
+from ethersim.errors import OutputError, ScenarioError, install_hint
 from ethersim.sweeps.stats import t_quantiles
 
 if TYPE_CHECKING:
@@ -425,7 +425,7 @@ class Store:
             import xarray  # noqa: F401
         except ImportError:
             raise ModuleNotFoundError(
-                'Store.to_xarray needs xarray: pip install "ethersim[xarray]"', name="xarray"
+                f"Store.to_xarray needs xarray: {install_hint('xarray')}", name="xarray"
             ) from None
         from ethersim.sweeps.frames import labels, match_metrics, to_dataset
 
