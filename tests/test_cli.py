@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -248,6 +249,9 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Pa
     text = buffer.getvalue()
     # Every table fits 80 columns, and no number is split across lines.
     assert max(len(line) for line in text.splitlines()) <= 80, text
+    # The header line wraps between its fields, never inside one.
+    for field in (r"seed \d+", r"simulated [\d.]+ \w+", r"events [\d,]+", r"wall [\d.]+ s "):
+        assert re.search(field, text), (field, text)
     for f in s["flows"]:
         assert f"{f['packets_received']:,}" in text, text
     if any(p["eee"] for p in s["ports"]):

@@ -91,13 +91,26 @@ def print_summary(result: Result) -> None:
     from rich.text import Text
 
     s = result.summary
-    header = Text.assemble(
-        literal(s["scenario"], "bold"),
-        f"  seed {s['seed']}  stopped: {s['stop_reason']}  "
-        f"simulated {fmt_time(s['sim_time_s'])}  events {s['events']:,}  "
-        f"wall {result.wall_time_s:.3f} s  ({result.events_per_s / 1e6:.1f} M events/s)",
-    )
-    out_console().print(header, highlight=False)
+    fields = [
+        f"seed {s['seed']}",
+        f"stopped: {s['stop_reason']}",
+        f"simulated {fmt_time(s['sim_time_s'])}",
+        f"events {s['events']:,}",
+        f"wall {result.wall_time_s:.3f} s ({result.events_per_s / 1e6:.1f} M events/s)",
+    ]
+    # A narrow terminal wraps between fields, never inside one ("wall" on one line and
+    # its seconds on the next): the fields are laid out on lines of the console's width.
+    console = out_console()
+    lines = [[str(s["scenario"])]]
+    for field in fields:
+        if len("  ".join([*lines[-1], field])) > console.width:
+            lines.append([])
+        lines[-1].append(field)
+    for i, line in enumerate(lines):
+        parts = [literal(s["scenario"], "bold"), *line[1:]] if i == 0 else line
+        console.print(
+            Text("  ").join(Text(p) if isinstance(p, str) else p for p in parts), highlight=False
+        )
     _flows(s)
     _pings(s)
     _tcp(s)
