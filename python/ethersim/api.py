@@ -181,6 +181,29 @@ def with_captures(
     return text + added if added else text
 
 
+def _added_capture_error(error: ScenarioError, own_text: str) -> ScenarioError:
+    """``error`` named as it was given when it concerns a capture that
+    :func:`with_captures` added after the file's own (``own_text``): its ``port`` (or
+    its file, the same port twice) is ``--pcap``'s, ``max_bytes`` is ``--pcap-limit``
+    and ``snaplen`` ``--snaplen``, not a ``captures[N]`` the user never wrote.
+    ``error`` itself otherwise."""
+    import re
+
+    import tomllib
+
+    at = re.fullmatch(r"captures\[(\d+)\](?:\.(\w+))?", error.path)
+    if at is None:
+        return error
+    try:
+        own = tomllib.loads(own_text).get("captures", [])
+    except tomllib.TOMLDecodeError:
+        return error
+    if isinstance(own, list) and int(at[1]) < len(own):
+        return error  # one of the file's own captures, named as the file names it
+    option = {"max_bytes": "--pcap-limit", "snaplen": "--snaplen"}.get(at[2] or "", "--pcap")
+    return ScenarioError(error.message, option)
+
+
 def _check_seed(seed: int | None) -> int | None:
     if seed is None:
         return None
@@ -279,14 +302,16 @@ def run(
     :func:`run_text`), each bounded to ``capture_max_bytes`` (default 1 GiB) and keeping
     ``capture_snaplen`` bytes of each frame (default: whole frames).
     """
-    text = with_captures(
-        load_text(scenario), captures, max_bytes=capture_max_bytes, snaplen=capture_snaplen
-    )
+    own = load_text(scenario)
+    text = with_captures(own, captures, max_bytes=capture_max_bytes, snaplen=capture_snaplen)
     file_pairs = file_overrides(scenario, text)
     pairs = _pairs(overrides)
     out = None if output is None else Path(output)
     checked = _check_seed(seed)
-    report = json.loads(_core.run(text, file_pairs + pairs, checked, progress, out))
+    try:
+        report = json.loads(_core.run(text, file_pairs + pairs, checked, progress, out))
+    except ScenarioError as e:
+        raise _added_capture_error(e, own) from None
     provenance = _provenance(text, file_pairs, pairs, checked, str(scenario))
     return Result(report, captures_in=out, **provenance)
 

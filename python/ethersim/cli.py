@@ -260,6 +260,9 @@ def run(
         )
     if max_wall is not None and not math.isfinite(max_wall):
         raise _fail(ScenarioError(f"{max_wall} is not a number of seconds", "--max-wall"))
+    if seed is not None and not 0 <= seed < 2**64:
+        # Here, not in api.run: the library names its parameter (seed), the user typed --seed.
+        raise _fail(ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed"))
     watch = _Watch(max_wall)
     captures_in: Path | None = None
     made: list[Path] = []  # the folders above --out this run creates
@@ -269,6 +272,11 @@ def run(
             if pcap and out is None:
                 raise ScenarioError(
                     "a capture is written to the output folder; expected --out DIR too", "--pcap"
+                )
+            twice = sorted({port for port in pcap or [] if (pcap or []).count(port) > 1})
+            if twice:
+                raise ScenarioError(
+                    f"{twice[0]!r} is given twice; expected each port once", "--pcap"
                 )
             for given, option in ((pcap_limit, "--pcap-limit"), (snaplen, "--snaplen")):
                 if given is not None and not pcap:

@@ -26,6 +26,9 @@ from ethersim.errors import EthersimError, ScenarioError
 
 __all__ = ["register"]
 
+#: The most frames a coalescing policy may wait for (the scenario's ``frames`` is 32-bit).
+MAX_FRAMES = 2**32 - 1
+
 
 def what_if(
     trace: Annotated[
@@ -91,6 +94,8 @@ def what_if(
                 "twice as fast",
                 "--time-scale",
             )
+        if frames > MAX_FRAMES:
+            raise ScenarioError(f"{frames:,} frames; expected 1 to {MAX_FRAMES:,}", "--frames")
         for option, values in (("--timeout", timeout or []), ("--coalesce", coalesce or [])):
             for v in values:
                 if _core.parse_quantity("duration", v, option) == 0:
