@@ -300,6 +300,7 @@ PROFILE = "t_base_s,communications,mean_bytes,bandwidth_bps\n1,100,1000,1e9\n"
     ("args", "named"),
     [
         (["what-if", str(TRACE), "--frames", "4294967296"], "--frames"),
+        (["what-if", str(TRACE), "--time-scale", "1e300"], "--time-scale"),
         (["run", str(EXAMPLE), "--out", "o", "--pcap", "client->nowhere"], "--pcap"),
         (["run", str(EXAMPLE), "--out", "o", "--pcap", "client"], "--pcap"),
         (["run", str(EXAMPLE), "--out", "o", "--pcap", "a->b", "--pcap", "a->b"], "--pcap"),
