@@ -336,3 +336,25 @@ def test_each_option_is_checked_where_it_is_given_and_named_as_typed(
     assert not re.search(r"\b(links|captures|apps)\[\d+\]|error: seed:", p.stderr), p.stderr
     assert "Traceback" not in p.stderr
     assert list(tmp_path.iterdir()) == [], "a refused command left something behind"
+
+
+@pytest.mark.parametrize("command", ["results", "plot"])
+def test_a_duckdb_file_that_is_not_a_sweeps_is_exit_2_naming_db(
+    tmp_path: Path, command: str
+) -> None:
+    """docs/cli.md: `results` and `plot` give 0 or 2 (a database that is not a sweep's is
+    bad input), never a traceback with 1."""
+    import duckdb
+
+    for name, setup in (("empty.duckdb", None), ("other.duckdb", "CREATE TABLE sweeps (a INT)")):
+        db = duckdb.connect(str(tmp_path / name))
+        if setup:
+            db.execute(setup)
+        db.close()
+        args = ["results", "s"] if command == "results" else ["plot", "s", "--x", "k", "--y", "m"]
+        p = ethersim(*args, "--db", name, cwd=tmp_path)
+        assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+        assert f"error: --db: '{name}' cannot be read as a results database" in p.stderr
+        assert "expected a database written by `ethersim sweep`" in p.stderr
+        assert "Traceback" not in p.stderr
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["empty.duckdb", "other.duckdb"]
