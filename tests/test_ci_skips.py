@@ -46,3 +46,13 @@ def test_a_skip_stays_a_skip_outside_ci(tmp_path: Path) -> None:
     p = _run(tmp_path, None)
     assert p.returncode == 0, p.stdout
     assert "1 skipped" in p.stdout, p.stdout
+
+
+def test_the_ci_script_sets_ci_itself() -> None:
+    # The rule must not depend on the CI service exporting CI (not every one does).
+    script = (HERE.parent / ".ci" / "run").read_text()
+    lines = [line.strip() for line in script.splitlines()]
+    assert "export CI=1" in lines, script
+    assert lines.index("export CI=1") < next(
+        i for i, line in enumerate(lines) if "pytest" in line and not line.startswith("#")
+    )

@@ -290,3 +290,71 @@ def test_a_run_with_many_flows_prints_the_first_rows_and_counts_the_rest() -> No
     assert f" f{shown - 1} " in text and f" f{shown} " not in text, text
     assert f"... and {3000 - shown:,} more flows" in text, text
     assert len(text.splitlines()) < 120, text
+
+
+TRACE = ROOT / "examples" / "traces" / "office.pcapng"
+PROFILE = "t_base_s,communications,mean_bytes,bandwidth_bps\n1,100,1000,1e9\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["what-if", str(TRACE), "--frames", "4294967296"], "--frames"),
+        (["what-if", str(TRACE), "--time-scale", "1e300"], "--time-scale"),
+        (["run", str(EXAMPLE), "--out", "o", "--pcap", "client->nowhere"], "--pcap"),
+        (["run", str(EXAMPLE), "--out", "o", "--pcap", "client"], "--pcap"),
+        (["run", str(EXAMPLE), "--out", "o", "--pcap", "a->b", "--pcap", "a->b"], "--pcap"),
+        (
+            ["run", str(EXAMPLE), "--out", "o", "--pcap", "client->switch", "--pcap-limit", "0 B"],
+            "--pcap-limit",
+        ),
+        (["run", str(EXAMPLE), "--seed", "-1"], "--seed"),
+        (["run", str(EXAMPLE), "--seed", str(2**64)], "--seed"),
+        (["mpi-trace", "cg", "-o", "t.csv", "--ranks", "3"], "--ranks"),
+        (["mpi-trace", "mg", "-o", "t.csv", "--ranks", "8"], "--ranks"),
+        (["mpi-trace", "synthetic", "-o", "t.csv", "--size", str(2**40 + 1)], "--size"),
+        (["mpi-trace", "synthetic", "-o", "t.csv", "--sleep-us", "1e300"], "--sleep-us"),
+        (["model", "eee-predict", "PROFILE", "--c", "inf", "--alpha", "1", "--t", "1"], "--c"),
+        (["model", "eee-predict", "PROFILE", "--c", "1", "--alpha", "0", "--t", "1"], "--alpha"),
+        (["model", "eee-predict", "PROFILE", "--c", "1", "--alpha", "1", "--t", "inf"], "--t"),
+    ],
+    ids=lambda a: " ".join(a)[-48:] if isinstance(a, list) else str(a),
+)
+def test_each_option_is_checked_where_it_is_given_and_named_as_typed(
+    tmp_path: Path, args: list[str], named: str
+) -> None:
+    """Issue 27: every case the probe found is exit 2, names the option as the user typed
+    it (never a key of the scenario the command built: ``links[0].eee.policy``,
+    ``captures[0].port``, ``seed``), and writes nothing."""
+    profile = tmp_path.parent / f"{tmp_path.name}-profile.csv"
+    profile.write_text(PROFILE)
+    p = ethersim(*[str(profile) if a == "PROFILE" else a for a in args], cwd=tmp_path)
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert f"error: {named}:" in p.stderr, p.stderr
+    said = p.stderr.split(f"error: {named}:", 1)[1]
+    assert "expected" in said or "known nodes" in said, "says what is expected"
+    assert not re.search(r"\b(links|captures|apps)\[\d+\]|error: seed:", p.stderr), p.stderr
+    assert "Traceback" not in p.stderr
+    assert list(tmp_path.iterdir()) == [], "a refused command left something behind"
+
+
+@pytest.mark.parametrize("command", ["results", "plot"])
+def test_a_duckdb_file_that_is_not_a_sweeps_is_exit_2_naming_db(
+    tmp_path: Path, command: str
+) -> None:
+    """docs/cli.md: `results` and `plot` give 0 or 2 (a database that is not a sweep's is
+    bad input), never a traceback with 1."""
+    import duckdb
+
+    for name, setup in (("empty.duckdb", None), ("other.duckdb", "CREATE TABLE sweeps (a INT)")):
+        db = duckdb.connect(str(tmp_path / name))
+        if setup:
+            db.execute(setup)
+        db.close()
+        args = ["results", "s"] if command == "results" else ["plot", "s", "--x", "k", "--y", "m"]
+        p = ethersim(*args, "--db", name, cwd=tmp_path)
+        assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+        assert f"error: --db: '{name}' cannot be read as a results database" in p.stderr
+        assert "expected a database written by `ethersim sweep`" in p.stderr
+        assert "Traceback" not in p.stderr
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["empty.duckdb", "other.duckdb"]

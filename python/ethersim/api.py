@@ -181,6 +181,29 @@ def with_captures(
     return text + added if added else text
 
 
+def _added_capture_error(error: ScenarioError, own_text: str) -> ScenarioError:
+    """``error`` named as it was given when it concerns a capture that
+    :func:`with_captures` added after the file's own (``own_text``): its ``port`` (or
+    its file, the same port twice) is ``--pcap``'s, ``max_bytes`` is ``--pcap-limit``
+    and ``snaplen`` ``--snaplen``, not a ``captures[N]`` the user never wrote.
+    ``error`` itself otherwise."""
+    import re
+
+    import tomllib
+
+    at = re.fullmatch(r"captures\[(\d+)\](?:\.(\w+))?", error.path)
+    if at is None:
+        return error
+    try:
+        own = tomllib.loads(own_text).get("captures", [])
+    except tomllib.TOMLDecodeError:
+        return error
+    if isinstance(own, list) and int(at[1]) < len(own):
+        return error  # one of the file's own captures, named as the file names it
+    option = {"max_bytes": "--pcap-limit", "snaplen": "--snaplen"}.get(at[2] or "", "--pcap")
+    return ScenarioError(error.message, option)
+
+
 def _check_seed(seed: int | None) -> int | None:
     if seed is None:
         return None
@@ -269,6 +292,7 @@ def run(
     captures: Iterable[str] = (),
     capture_max_bytes: str | None = None,
     capture_snaplen: int | str | None = None,
+    warn: Callable[[str], object] | None = None,
 ) -> Result:
     """Runs the scenario file ``scenario`` and returns its results.
 
@@ -277,18 +301,85 @@ def run(
     :data:`Progress`); ``captures`` adds a packet capture of each port named
     (``"server->switch"``), written in ``output``'s ``captures/`` folder (see
     :func:`run_text`), each bounded to ``capture_max_bytes`` (default 1 GiB) and keeping
-    ``capture_snaplen`` bytes of each frame (default: whole frames).
+    ``capture_snaplen`` bytes of each frame (default: whole frames). ``warn`` is called
+    with each warning known before the run starts (a replay planned past the engine's
+    clock), before it starts; every warning is in the result's ``warnings`` too.
     """
-    text = with_captures(
-        load_text(scenario), captures, max_bytes=capture_max_bytes, snaplen=capture_snaplen
-    )
+    own = load_text(scenario)
+    text = with_captures(own, captures, max_bytes=capture_max_bytes, snaplen=capture_snaplen)
     file_pairs = file_overrides(scenario, text)
     pairs = _pairs(overrides)
     out = None if output is None else Path(output)
     checked = _check_seed(seed)
-    report = json.loads(_core.run(text, file_pairs + pairs, checked, progress, out))
+    early = _replay_clock_warnings(text, file_pairs + pairs)
+    if warn is not None:
+        for warning in early:
+            warn(warning)
+    try:
+        report = json.loads(_core.run(text, file_pairs + pairs, checked, progress, out))
+    except ScenarioError as e:
+        raise _added_capture_error(e, own) from None
+    report["warnings"] = early + report.get("warnings", [])
     provenance = _provenance(text, file_pairs, pairs, checked, str(scenario))
     return Result(report, captures_in=out, **provenance)
+
+
+def _replay_clock_warnings(text: str, pairs: list[tuple[str, str]]) -> list[str]:
+    """A warning for each ``replay`` application of the scenario ``text`` (with the
+    overrides ``pairs``, as the core takes them) that plans to send past the engine's
+    clock (about 213 days): its trace's span times its ``time_scale``, over its passes,
+    from its ``start``, cut short by its ``stop``; none when the scenario has a
+    ``duration``, which always ends within the clock. The core warns of other sources'
+    plans when it builds the run, but not of a replay's (its plan is in the trace file),
+    and reports the clock's end only once the run reaches it: this is known before the
+    run starts. A scenario the run will refuse gives no warning here (the run reports
+    what is wrong)."""
+    if "replay" not in text and not any("replay" in value for _, value in pairs):
+        return []  # no replay application can be in it (and numpy stays unimported)
+    import tomllib
+
+    from ethersim.traces import CLOCK_END_S, read_trace
+
+    try:
+        doc = tomllib.loads(_core.effective_scenario(text, pairs))
+    except (ScenarioError, tomllib.TOMLDecodeError):
+        return []
+    apps = doc.get("apps")
+    if doc.get("duration") is not None or not isinstance(apps, list):
+        return []
+    out = []
+    for i, app in enumerate(apps):
+        if not isinstance(app, dict) or app.get("kind") != "replay" or app.get("loop"):
+            continue  # a loop needs a `stop` (the core checks it), within the clock
+        try:
+            scale = float(app.get("time_scale", 1.0))
+            passes = int(app.get("repeat", 1))
+            start_s = _core.parse_quantity("duration", app.get("start", "0 s")) * 1e-12
+            trace = read_trace(app["file"])
+        except (ScenarioError, TypeError, ValueError, KeyError):
+            continue  # malformed: the run refuses it, saying why
+        if not (math.isfinite(scale) and scale > 0 and passes >= 1):
+            continue
+        if app.get("align") == "capture":
+            start_s += trace.first_ps * 1e-12
+        end_s = start_s + trace.replay_end_s(scale, passes)
+        stop = app.get("stop")
+        if isinstance(stop, str):
+            try:
+                end_s = min(end_s, _core.parse_quantity("duration", stop) * 1e-12)
+            except ScenarioError:
+                continue
+        if end_s <= CLOCK_END_S:
+            continue
+        times = f" x {passes} passes" if passes > 1 else ""
+        out.append(
+            f"apps[{i}] replays its trace ({trace.span_s:.6g} s at time_scale {scale:g}"
+            f"{times}) until about {end_s / 86_400:.3g} days of simulated time, beyond the "
+            "engine's clock (about 213 days): the run will stop at the clock's end with the "
+            "results up to there (stop_reason clock_overflow); give it a smaller "
+            "`time_scale`, fewer passes or a `stop`, or the scenario a `duration`"
+        )
+    return out
 
 
 def validate(scenario: str | Path, *, overrides: Overrides | None = None) -> dict[str, Any]:

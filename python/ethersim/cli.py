@@ -148,6 +148,14 @@ def _print_summary(result: Result) -> None:
     print_summary(result)
 
 
+def _warn(warning: str, shown: list[str]) -> None:
+    """Prints ``warning: ...`` on standard error, and keeps it in ``shown``."""
+    from rich.text import Text
+
+    err_console().print(Text.assemble(("warning: ", "bold yellow"), _literal(warning)))
+    shown.append(warning)
+
+
 def _run_command(
     scenario: str,
     out: Path | None,
@@ -260,7 +268,11 @@ def run(
         )
     if max_wall is not None and not math.isfinite(max_wall):
         raise _fail(ScenarioError(f"{max_wall} is not a number of seconds", "--max-wall"))
+    if seed is not None and not 0 <= seed < 2**64:
+        # Here, not in api.run: the library names its parameter (seed), the user typed --seed.
+        raise _fail(ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed"))
     watch = _Watch(max_wall)
+    shown: list[str] = []  # the warnings printed before the run, not printed again after
     captures_in: Path | None = None
     made: list[Path] = []  # the folders above --out this run creates
     results_written = False
@@ -269,6 +281,11 @@ def run(
             if pcap and out is None:
                 raise ScenarioError(
                     "a capture is written to the output folder; expected --out DIR too", "--pcap"
+                )
+            twice = sorted({port for port in pcap or [] if (pcap or []).count(port) > 1})
+            if twice:
+                raise ScenarioError(
+                    f"{twice[0]!r} is given twice; expected each port once", "--pcap"
                 )
             for given, option in ((pcap_limit, "--pcap-limit"), (snaplen, "--snaplen")):
                 if given is not None and not pcap:
@@ -295,6 +312,7 @@ def run(
                 captures=pcap or [],
                 capture_max_bytes=pcap_limit,
                 capture_snaplen=snaplen,
+                warn=lambda warning: _warn(warning, shown),
             )
             result.provenance["command"] = _run_command(
                 scenario, out, set_, seed, pcap, pcap_limit, snaplen, max_wall
@@ -322,9 +340,8 @@ def run(
         if not results_written:
             remove_folders(made)  # a failed or stopped run leaves no folder behind
     for warning in result.warnings:
-        from rich.text import Text
-
-        err_console().print(Text.assemble(("warning: ", "bold yellow"), _literal(warning)))
+        if warning not in shown:
+            _warn(warning, shown)
     if result.summary.get("stop_reason") == "wall_limit":
         from rich.text import Text
 

@@ -8,6 +8,7 @@ scenario files' unit grammar (``2 Gb/s``, ``256 KiB``, ``10 ms``).
 
 from __future__ import annotations
 
+import math
 import sys
 from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Any
@@ -308,8 +309,15 @@ def eee_predict(
     from ethersim.models.eee_perf import EeeModel, gaps_penalty_us, idle_interval_us
 
     try:
-        if not (c >= 0 and alpha > 0 and t >= 0):
-            raise ScenarioError("expected c >= 0, alpha > 0 and t >= 0", "--c/--alpha/--t")
+        # Each named as typed. Infinity is no parameter either (an infinite ceiling makes
+        # every elapsed time infinite), and NaN is caught by isfinite.
+        for value, option, expected in (
+            (c, "--c", "a finite number of microseconds, 0 or more"),
+            (alpha, "--alpha", "a finite number per microsecond, above 0"),
+            (t, "--t", "a finite number of microseconds, 0 or more"),
+        ):
+            if not math.isfinite(value) or value < 0 or (option == "--alpha" and value == 0):
+                raise ScenarioError(f"{value}; expected {expected}", option)
         model = EeeModel(c, alpha, t)
         if gaps is None:
             columns = ("t_base_s", "communications", "mean_bytes", "bandwidth_bps")

@@ -28,6 +28,22 @@ __all__ = ["register"]
 
 PATTERN_HELP = "synthetic, ft, cg or mg (see docs/mpi.md)."
 
+#: The option of each parameter of :mod:`ethersim.mpi_traces`' generators: their errors
+#: name the parameter (``ranks``), which the user typed as the option (``--ranks``).
+OPTIONS = {
+    "ranks": "--ranks",
+    "iterations": "--iterations",
+    "collective": "--collective",
+    "size": "--size",
+    "sleep_us": "--sleep-us",
+}
+
+#: The largest call and compute time a trace may hold: what the simulator's reader
+#: accepts (``crates/ethersim-core/src/app/mpi/trace.rs``), so that a trace written is
+#: one a run can replay.
+MAX_CALL_BYTES = 1 << 40
+MAX_COMPUTE_US = 8.64e10
+
 
 def mpi_trace(
     pattern: Annotated[
@@ -58,7 +74,11 @@ def mpi_trace(
         check_writable_file(out, "--out")
         _check_options(pattern, ranks, iterations, collective, size, sleep_us)
         make = _generator(pattern, ranks, collective, size, sleep_us)
-        _check_size(make, ranks, iterations)
+        try:
+            _check_size(make, ranks, iterations)
+        except ScenarioError as e:
+            # A pattern's own rule (cg pairs ranks, mg needs a square), named as typed.
+            raise ScenarioError(e.message, OPTIONS.get(e.path, e.path)) from None
         rows = make(iterations)
         if pattern == "synthetic":
             note = (
@@ -124,11 +144,13 @@ def _check_options(
         raise ScenarioError(
             f"{collective!r}; expected alltoall, allreduce or barrier", "--collective"
         )
-    if size < 0:
-        raise ScenarioError(f"{size} bytes; expected 0 or more", "--size")
-    if not math.isfinite(sleep_us) or sleep_us < 0:
+    if not 0 <= size <= MAX_CALL_BYTES:
+        raise ScenarioError(f"{size} bytes; expected 0 to 2^40 (1 TiB)", "--size")
+    if not math.isfinite(sleep_us) or not 0 <= sleep_us <= MAX_COMPUTE_US:
         raise ScenarioError(
-            f"{sleep_us} us; expected a number of microseconds, 0 or more", "--sleep-us"
+            f"{sleep_us:g} us; expected a number of microseconds from 0 to {MAX_COMPUTE_US:g} "
+            "(one day)",
+            "--sleep-us",
         )
 
 

@@ -107,7 +107,7 @@ def print_summary(result: Result) -> None:
             lines.append([])
         lines[-1].append(field)
     for i, line in enumerate(lines):
-        parts = [literal(s["scenario"], "bold"), *line[1:]] if i == 0 else line
+        parts: list[str | Text] = [literal(s["scenario"], "bold"), *line[1:]] if i == 0 else [*line]
         console.print(
             Text("  ").join(Text(p) if isinstance(p, str) else p for p in parts), highlight=False
         )

@@ -47,6 +47,18 @@ DbOption = Annotated[
 ]
 
 
+def _not_a_results_database(db: Path, error: Exception) -> ScenarioError:
+    """The error for a database ``results`` or ``plot`` cannot read as a sweep's: a
+    DuckDB file another program wrote (no ``sweeps`` table), or one whose tables are not
+    those ethersim writes. Bad input, exit 2, like a file that is not DuckDB at all."""
+    said = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    return ScenarioError(
+        f"{str(db)!r} cannot be read as a results database ({said}); expected a database "
+        "written by `ethersim sweep`",
+        "--db",
+    )
+
+
 #: Runs above which a sweep is announced with a warning of its size.
 LARGE_SWEEP = 10_000
 
@@ -474,6 +486,8 @@ def results(
 ) -> None:
     """List the sweeps in a results database, show a sweep's cells (its swept keys and
     metrics, mean ± 95% interval), runs or metrics, or write them as CSV, JSON or Parquet."""
+    import duckdb
+
     from ethersim.safe_write import check_writable_file, write_file
     from ethersim.sweeps import Store
     from ethersim.sweeps.frames import labels, match_metrics
@@ -549,6 +563,8 @@ def results(
                 return
     except EthersimError as e:
         raise fail(e) from None
+    except duckdb.Error as e:
+        raise fail(_not_a_results_database(db, e)) from None
     except OSError as e:
         raise fail(OutputError(f"cannot write {str(export)!r}: {e.strerror}")) from None
     if form != "table":
@@ -602,6 +618,8 @@ def plot(
 ) -> None:
     """Plot a sweep's metric against a swept key: the mean over each cell's runs with its
     95% confidence interval, one line per value of --hue."""
+    import duckdb
+
     from ethersim.safe_write import check_writable_file, write_file
     from ethersim.sweeps import Store
     from ethersim.sweeps.plot import choose_plot, draw, save_figure
@@ -641,6 +659,8 @@ def plot(
         write_file(target, lambda tmp: save_figure(figure, tmp), "--out")
     except EthersimError as e:
         raise fail(e) from None
+    except duckdb.Error as e:
+        raise fail(_not_a_results_database(db, e)) from None
     from rich.text import Text
 
     out_console().print(Text.assemble("plot written to ", literal(target)), highlight=False)

@@ -26,6 +26,9 @@ from ethersim.errors import EthersimError, ScenarioError
 
 __all__ = ["register"]
 
+#: The most frames a coalescing policy may wait for (the scenario's ``frames`` is 32-bit).
+MAX_FRAMES = 2**32 - 1
+
 
 def what_if(
     trace: Annotated[
@@ -91,6 +94,8 @@ def what_if(
                 "twice as fast",
                 "--time-scale",
             )
+        if frames > MAX_FRAMES:
+            raise ScenarioError(f"{frames:,} frames; expected 1 to {MAX_FRAMES:,}", "--frames")
         for option, values in (("--timeout", timeout or []), ("--coalesce", coalesce or [])):
             for v in values:
                 if _core.parse_quantity("duration", v, option) == 0:
@@ -118,6 +123,33 @@ def what_if(
         except EthersimError as e:
             raise fail(e) from None
     _print(tr, table, phy, trace)
+    _warn_of_runs_cut_short(table)
+
+
+def _warn_of_runs_cut_short(table: object) -> None:
+    """A warning for each run that did not replay the whole trace (``--time-scale`` is
+    refused up front when the replay cannot fit the clock; this says so should a run
+    still stop early): its row compares only the part it simulated."""
+    import pandas as pd
+    from rich.text import Text
+
+    from ethersim.cli_common import err_console, fmt_time
+
+    assert isinstance(table, pd.DataFrame)
+    for r in table.to_dict("records"):
+        if r["stop_reason"] == "work_done":
+            continue
+        run = f"{r['policy']} {r['setting']}".strip()
+        err_console().print(
+            Text.assemble(
+                ("warning: ", "bold yellow"),
+                literal(
+                    f"the {run} run stopped at {fmt_time(r['sim_time_s'])} of simulated time "
+                    f"(stop_reason {r['stop_reason']}): its numbers cover only the part it "
+                    "simulated, not the whole trace"
+                ),
+            )
+        )
 
 
 def _print(tr: object, table: object, phy: str, trace: str) -> None:

@@ -176,7 +176,11 @@ def mg(
     _check(ranks, iterations)
     side = math.isqrt(ranks)
     if side * side != ranks or side < 2:
-        raise ScenarioError(f"{ranks} ranks; the mg skeleton needs a square of at least 4", "ranks")
+        raise ScenarioError(
+            f"{ranks} ranks; the mg skeleton lays ranks on a square grid, expected a square "
+            "of at least 4 (4, 9, 16, ...)",
+            "ranks",
+        )
     for rank in range(ranks):
         row, col = divmod(rank, side)
         neighbours = sorted(

@@ -12,7 +12,12 @@ import numpy.typing as npt
 
 from ethersim import _core
 
-__all__ = ["Trace", "read_trace"]
+__all__ = ["CLOCK_END_S", "Trace", "read_trace"]
+
+#: The last instant the engine's clock holds, seconds after a run's start: 2^64 - 2
+#: picoseconds, about 213 days. A run whose next event lies beyond it stops there
+#: (``stop_reason`` ``clock_overflow``) with the results up to that instant.
+CLOCK_END_S = (2**64 - 2) * 1e-12
 
 
 @dataclass(frozen=True)
@@ -34,6 +39,17 @@ class Trace:
     def span_s(self) -> float:
         """Time from the first frame to the last, seconds."""
         return float(self.offset_ps[-1]) * 1e-12 if len(self) else 0.0
+
+    def replay_end_s(self, time_scale: float = 1.0, passes: int = 1) -> float:
+        """When a replay of the trace sends its last frame, seconds after its first:
+        ``passes`` passes, each one pass length (the span plus the mean gap between
+        frames) after the previous, every time multiplied by ``time_scale``, as the
+        simulator lays the replay out."""
+        n = len(self)
+        if n < 2:
+            return 0.0
+        span = float(self.offset_ps[-1]) * 1e-12
+        return ((passes - 1) * (span + span / (n - 1)) + span) * time_scale
 
     @property
     def mean_rate_bps(self) -> float:

@@ -12,6 +12,7 @@ sending port's PHY over the run, against the same PHY always active.
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -23,12 +24,12 @@ import pandas as pd
 
 from ethersim.api import _toml_string
 from ethersim.errors import ScenarioError
-from ethersim.traces import Trace, read_trace
+from ethersim.traces import CLOCK_END_S, Trace, read_trace
 
 if TYPE_CHECKING:
     from ethersim.results import Result
 
-__all__ = ["PHY_RATES", "Policy", "WhatIf", "policies", "run_what_if"]
+__all__ = ["PHY_RATES", "Policy", "WhatIf", "check_fits_the_clock", "policies", "run_what_if"]
 
 #: The rate of each PHY type with a Low Power Idle profile.
 PHY_RATES = {"100BASE-TX": "100 Mb/s", "1000BASE-T": "1 Gb/s", "10GBASE-T": "10 Gb/s"}
@@ -120,8 +121,40 @@ def _sending_port(result: Result) -> dict[str, Any]:
     return {str(k): v for k, v in row.to_dict().items()}
 
 
+def _at_most(value: float) -> float:
+    """``value`` rounded down to three significant digits (a limit to quote that is
+    itself within the limit)."""
+    step = 10.0 ** (math.floor(math.log10(value)) - 2)
+    return math.floor(value / step) * step
+
+
+def check_fits_the_clock(q: WhatIf, trace: Trace) -> None:
+    """Refuses, before any run, a ``time_scale`` that stretches the trace past the
+    engine's clock: the runs would stop at its end (``clock_overflow``) and the table
+    would compare only the part simulated. The replay's last frame, plus the longest
+    timer a policy may hold it by, must fit."""
+    from ethersim import _core
+
+    timers = [(t, "--timeout") for t in q.timeouts]
+    timers += [(t, "--coalesce") for t in q.coalescing_timers]
+    longest_ps = max((_core.parse_quantity("duration", t, at) for t, at in timers), default=0)
+    longest_s = longest_ps * 1e-12
+    end_s = trace.replay_end_s(q.time_scale)
+    if end_s + longest_s <= CLOCK_END_S:
+        return
+    limit = _at_most((CLOCK_END_S - longest_s) / trace.replay_end_s())
+    raise ScenarioError(
+        f"{q.time_scale:g} stretches the trace's {trace.span_s:.6g} s to {end_s:.4g} s "
+        f"({end_s / 86_400:.3g} days), beyond the engine's clock (about 213 days): the runs "
+        f"would stop there, with only part of the trace replayed; expected at most {limit:g}",
+        "--time-scale",
+    )
+
+
 def run_what_if(q: WhatIf) -> tuple[Trace, pd.DataFrame]:
-    """Runs the comparison; returns the trace and one row per policy."""
+    """Runs the comparison; returns the trace and one row per policy. Each row says how
+    its run ended (``stop_reason``, ``work_done`` when the whole trace was replayed)
+    and the simulated time it covers (``sim_time_s``)."""
     from ethersim.batch import run_many
 
     if q.phy not in PHY_RATES:
@@ -131,6 +164,7 @@ def run_what_if(q: WhatIf) -> tuple[Trace, pd.DataFrame]:
             "--phy",
         )
     trace = read_trace(q.trace, "TRACE")
+    check_fits_the_clock(q, trace)
     rows = policies(q.timeouts, q.coalescing_timers, q.coalescing_frames)
     with tempfile.TemporaryDirectory(prefix="ethersim-what-if-") as tmp:
         folders = [Path(tmp) / str(i) for i in range(len(rows))]
@@ -166,6 +200,8 @@ def run_what_if(q: WhatIf) -> tuple[Trace, pd.DataFrame]:
                 "added_delay_max_us": float(np.max(added)) if added is not None else None,
                 "delay_mean_us": float(flow["delay_mean_s"]) * 1e6,
                 "delay_p99_us": float(flow["delay_p99_s"]) * 1e6,
+                "stop_reason": str(result.summary["stop_reason"]),
+                "sim_time_s": float(result.summary["sim_time_s"]),
             }
         )
     return trace, pd.DataFrame(table)
