@@ -10,7 +10,6 @@ option, 130/143 when stopped.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -28,13 +27,13 @@ from ethersim.cli_common import (
     plain_text,
     stopped,
 )
+from ethersim.cli_sweep_progress import Bar, announce
 from ethersim.errors import EthersimError, OutputError, ScenarioError
 
 if TYPE_CHECKING:
     import pandas as pd
     from rich.text import Text
 
-    from ethersim.sweeps.coordinator import Tick
     from ethersim.sweeps.display import Column
     from ethersim.sweeps.frames import SweptKey
     from ethersim.sweeps.spec import SweepSpec
@@ -45,123 +44,6 @@ DbOption = Annotated[
     Path,
     typer.Option("--db", help="The results database (DuckDB file).", metavar="FILE"),
 ]
-
-
-#: Runs above which a sweep is announced with a warning of its size.
-LARGE_SWEEP = 10_000
-
-#: Seconds between progress lines when standard error is not a terminal.
-LOG_EVERY_S = 30.0
-
-
-def _clock(seconds: float) -> str:
-    """``seconds`` as H:MM:SS."""
-    whole = int(seconds)
-    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
-
-
-def _announce(quiet: bool) -> Callable[[str, int, int], None]:
-    """Says a sweep's size on standard error as soon as it is known, before its cells
-    are checked (unless ``quiet``), and warns of a large one (always)."""
-
-    def announce(name: str, cells: int, replications: int) -> None:
-        runs = cells * replications
-        if not quiet:
-            err_console().print(
-                f"sweep {name}: {cells:,} cells × {replications:,} replications = {runs:,} runs",  # noqa: RUF001
-                highlight=False,
-                markup=False,
-            )
-        if runs > LARGE_SWEEP:
-            from rich.text import Text
-
-            err_console().print(
-                Text.assemble(
-                    ("warning: ", "bold yellow"),
-                    f"sweep {name} is large ({runs:,} runs); Ctrl-C stops it keeping every "
-                    "finished run, and the same command resumes it (--dry-run plans it "
-                    "without running)",
-                )
-            )
-
-    return announce
-
-
-class _Log:
-    """Progress as lines on standard error when it is not a terminal (a log, a CI job):
-    at most one every :data:`LOG_EVERY_S` seconds, and one when the last run is in."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.start: float | None = None
-        self.last = 0.0
-
-    def __call__(self, done: int, total: int, failed: int) -> None:
-        import time
-
-        now = time.monotonic()
-        if self.start is None:
-            self.start = self.last = now
-        if done < total and now - self.last < LOG_EVERY_S:
-            return
-        self.last = now
-        elapsed = now - self.start
-        rate = done / elapsed if elapsed > 0 else 0.0
-        left = _clock((total - done) / rate) if rate > 0 else "?"
-        err_console().print(
-            f"sweep {self.name}: {done:,} of {total:,} runs done, {failed:,} failed, "
-            f"elapsed {_clock(elapsed)}, left {left}, {rate:,.1f} runs/s",
-            highlight=False,
-            markup=False,
-        )
-
-
-class _Bar:
-    """The sweep's progress: a live bar (runs done of all, failures, time elapsed and
-    left) on a terminal, lines now and then (:class:`_Log`) when standard error is not
-    one, nothing when silenced."""
-
-    def __init__(self, name: str, enabled: bool) -> None:
-        self.progress = None
-        self.log = _Log(name) if enabled and not sys.stderr.isatty() else None
-        if enabled and sys.stderr.isatty():
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self.progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[failed]} failed"),
-                TextColumn("elapsed"),
-                TimeElapsedColumn(),
-                TextColumn("left"),
-                TimeRemainingColumn(),
-                console=err_console(),
-                transient=True,
-            )
-            self.task = self.progress.add_task(name, total=None, failed=0)
-            self.progress.start()
-
-    def tick(self) -> Tick | None:
-        if self.progress is None:
-            return self.log
-        progress, task = self.progress, self.task
-
-        def tick(done: int, total: int, failed: int) -> None:
-            progress.update(task, completed=done, total=total, failed=failed)
-
-        return tick
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
 
 
 def sweep(
@@ -209,13 +91,13 @@ def sweep(
     try:
         if scheduler is not None and dask_local:
             raise ScenarioError("give --scheduler or --dask-local, not both", "--dask-local")
-        spec = load_sweep(file, announce=_announce(quiet))
+        spec = load_sweep(file, announce=announce(quiet))
         if dry_run:
             _dry_run(spec, db)
             return
     except EthersimError as e:
         raise fail(e) from None
-    bar = _Bar(spec.name, not quiet)
+    bar = Bar(spec.name, not quiet)
     committed = 0
 
     def count(_: object) -> None:
