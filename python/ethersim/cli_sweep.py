@@ -22,6 +22,7 @@ from ethersim.cli_common import (
     err_console,
     examples,
     fail,
+    hold_signals,
     literal,
     out_console,
     plain_text,
@@ -356,6 +357,7 @@ def results(
 ) -> None:
     """List the sweeps in a results database, show a sweep's cells (its swept keys and
     metrics, mean ± 95% interval), runs or metrics, or write them as CSV, JSON or Parquet."""
+    from ethersim.results import import_writers
     from ethersim.safe_write import check_writable_file, write_file
     from ethersim.sweeps import Store
     from ethersim.sweeps.frames import labels, match_metrics
@@ -420,6 +422,9 @@ def results(
                     _print_cells(cells, tidy, keys, chosen, sweep)
                     return
             if export is not None:
+                if export.suffix == ".parquet":
+                    import_writers()  # imported while a stop still stops the command
+                hold_signals()  # the table is read: from here it is written whole
                 if export.suffix == ".parquet":
                     write_file(export, lambda tmp: frame.to_parquet(tmp, index=False), "--export")
                 else:
@@ -520,6 +525,7 @@ def plot(
         matplotlib.use("Agg")
         figure = draw(choice, title=sweep)
         target = out
+        hold_signals()  # the figure is drawn: from here it is written whole
         write_file(target, lambda tmp: save_figure(figure, tmp), "--out")
     except EthersimError as e:
         raise fail(e) from None
