@@ -8,14 +8,16 @@ from then on, during the imports of the command line or in the middle of the wor
 is handled. Before that the interpreter itself is starting, which no program controls.
 
 Near its end a command has written, or is writing: a stop then is ignored and the
-command finishes whole (exit 0). The end of ``report`` is probed as a prober would, the
-signal at moments over the last part of the command: every outcome is the whole output
-with 0, or nothing written with 143.
+command finishes whole (exit 0). The end of ``report`` and of ``sweep`` is probed as a
+prober would, the signal at moments over the last part of the command: every outcome is
+the whole output with 0, or nothing written with 143. A sweep is the exception to
+"nothing written": it keeps the runs it committed, and says how many its database holds.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import struct
@@ -297,3 +299,78 @@ def test_report_stopped_near_its_end_finishes_whole_or_writes_nothing(
             assert not (here / RUN / "figures").exists(), name
         assert not _hidden(here), (name, _hidden(here))
     assert outcomes[-1][2][0] == 0, ("a stop as the page is written is ignored", outcomes)
+
+
+def _line(text: str) -> Callable[[subprocess.Popen[str]], str]:
+    """An anchor: the moment the command prints a line holding ``text`` on standard
+    error."""
+
+    def wait(p: subprocess.Popen[str]) -> str:
+        assert p.stderr is not None
+        read = ""
+        for line in p.stderr:
+            read += line
+            if text in line:
+                break
+        return read
+
+    return wait
+
+
+def _stored(db: Path) -> int:
+    """The runs stored in the sweep database ``db`` (0 for none, or no database)."""
+    import duckdb
+
+    if not db.exists():
+        return 0
+    with duckdb.connect(str(db), read_only=True) as c:
+        tables = {
+            t for (t,) in c.execute("SELECT table_name FROM information_schema.tables").fetchall()
+        }
+        if "runs" not in tables:
+            return 0
+        row = c.execute("SELECT count(*) FROM runs").fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_a_stopped_sweep_says_how_many_runs_it_stored(tmp_path: Path) -> None:
+    # A sweep keeps the runs it committed (the same command resumes it): a stop while it
+    # runs, as its last run is committed or as it ends says how many are in the
+    # database, and that count is what the database holds; or, once it has ended, the
+    # sweep finishes whole (exit 0, every run stored).
+    sweep = _small_sweep(tmp_path)
+    probes = [
+        ("while running", 2.0, _line("= 10 runs")),
+        *(
+            (f"{ms} ms after the last run", ms / 1000, _line("10 of 10 runs done"))
+            for ms in (0, 50)
+        ),
+    ]
+
+    def outcome(
+        probe: tuple[str, float, Callable[[subprocess.Popen[str]], str]],
+    ) -> tuple[str, Path, tuple[int, str]]:
+        name, delay, anchor = probe
+        db = tmp_path / f"{name.replace(' ', '-').replace(',', '')}.duckdb"
+        args = ["sweep", str(sweep), "--db", db.name, "--jobs", "1"]
+        return name, db, _probe(args, tmp_path, signal.SIGTERM, delay, anchor)
+
+    with ThreadPoolExecutor(len(probes)) as pool:
+        outcomes = list(pool.map(outcome, probes))
+    for name, db, (status, err) in outcomes:
+        assert "Traceback" not in err, (name, err)
+        last = err.splitlines()[-1]
+        if status == 0:
+            assert _stored(db) == 10, name
+            continue
+        assert status == 143, (name, status, err)
+        if last == "terminated: nothing was written":
+            assert _stored(db) == 0, name
+            continue
+        said = re.fullmatch(
+            rf"terminated: (\d+) of the sweep's 10 runs are stored in {re.escape(db.name)}; "
+            "the same command resumes it",
+            last,
+        )
+        assert said is not None, (name, err)
+        assert int(said.group(1)) == _stored(db), (name, err)

@@ -99,13 +99,7 @@ def sweep(
     except EthersimError as e:
         raise fail(e) from None
     bar = Bar(spec.name, not quiet)
-    committed = 0
-
-    def count(_: object) -> None:
-        nonlocal committed
-        committed += 1
-        stopping.check()
-
+    halted = False
     try:
         report = run_sweep(
             spec,
@@ -115,17 +109,28 @@ def sweep(
             dask_local=dask_local,
             force=force,
             tick=bar.tick(),
-            on_commit=count,
+            # A stop whose exception something swallowed still ends the sweep.
+            on_commit=lambda _: stopping.check(),
         )
-    except EthersimError as e:
+        # Every run is committed and the database closed: from here the sweep ends whole
+        # (a stop is ignored), as a command does once it has written.
+        hold_signals()
+    except (KeyboardInterrupt, Terminated, Exception) as e:
         bar.close()
-        raise fail(e) from None
-    except (KeyboardInterrupt, Terminated) as e:
+        if isinstance(e, Exception) and stopping.received() is None:
+            if isinstance(e, EthersimError):
+                raise fail(e) from None
+            raise
+        # A stop, or an error it caused (DuckDB's "Query interrupted", a pool broken by a
+        # Ctrl-C that reached its workers). A second stop does not cut its report short.
+        stopping.ignore()
+        halted = True
+    else:
         bar.close()
-        raise stopped(
-            e, f"{committed} runs were committed to {db}; the same command resumes the sweep"
-        ) from None
-    bar.close()
+    if halted:
+        # Reported out of the except clause: the stopped work's frames (its worker pool)
+        # are released first.
+        raise stopped(None, _kept(spec, db))
     if not quiet:
         from rich.text import Text
 
@@ -151,6 +156,31 @@ def sweep(
             )
         )
         raise typer.Exit(1)
+
+
+def _kept(spec: SweepSpec, db: Path) -> str:
+    """What a stopped sweep kept, read from the database: the runs it committed are kept
+    on purpose (the same command resumes the sweep), and counted, ok or failed."""
+    import duckdb
+
+    from ethersim.sweeps import Store
+
+    if not db.exists():
+        return "nothing was written"
+    try:
+        with Store(db, read_only=True) as store:
+            try:
+                ids = store.stored(spec.name)
+            except duckdb.CatalogException:
+                ids = set()  # stopped while the database was being made: no table yet
+    except (EthersimError, duckdb.Error):
+        # Unreadable now: what was committed is there, but how much is not known.
+        return f"the runs committed are kept in {db}; the same command resumes the sweep"
+    stored = len(ids.intersection(spec.plan.run_ids))
+    return (
+        f"{stored:,} of the sweep's {spec.runs:,} runs are stored in {db}; the same "
+        "command resumes it"
+    )
 
 
 def _dry_run(spec: SweepSpec, db: Path) -> None:
