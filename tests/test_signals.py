@@ -49,6 +49,15 @@ def _catches_sigterm(pid: int) -> bool | None:
     return False
 
 
+def _has_child(pid: int) -> bool:
+    """Whether process ``pid`` has started a child process (``ethersim bench`` its
+    scenario's)."""
+    try:
+        return bool(Path(f"/proc/{pid}/task/{pid}/children").read_text().split())
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
 def _start(args: list[str], cwd: Path) -> subprocess.Popen[str]:
     """Starts ``ethersim ARGS`` in a process group of its own (as a shell starts a job),
     and returns once it has installed its signal handling."""
@@ -76,12 +85,23 @@ def _finish(p: subprocess.Popen[str], err: str = "") -> tuple[int, str]:
     return p.wait(timeout=120), err
 
 
-def _stop(args: list[str], cwd: Path, signum: int, delay: float) -> tuple[int, str]:
+def _stop(
+    args: list[str], cwd: Path, signum: int, delay: float, *, group: bool = False
+) -> tuple[int, str]:
     """Runs ``ethersim ARGS`` and sends ``signum`` ``delay`` seconds after it has
-    installed its signal handling. Returns the exit status and standard error."""
+    installed its signal handling (to its whole process group with ``group``, as Ctrl-C
+    at a terminal does). ``ethersim bench`` is stopped ``delay`` seconds after it has
+    started its scenario's process. Returns the exit status and standard error."""
     p = _start(args, cwd)
+    if args[0] == "bench" and delay > 0:
+        deadline = time.monotonic() + 30
+        while not _has_child(p.pid) and p.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.0005)
     time.sleep(delay)
-    p.send_signal(signum)
+    if group:
+        os.killpg(p.pid, signum)
+    else:
+        p.send_signal(signum)
     return _finish(p)
 
 
@@ -174,6 +194,8 @@ COMMANDS: dict[str, tuple[list[str], str, bool]] = {
         "",
         False,
     ),
+    # Its scenario's process is running when "while working" stops it.
+    "bench": (["bench", "--scenario", "udp-file-5GB"], "", False),
     "report": (["report", RUN], f"{RUN}/report.html", True),
     "results": (["results", "small", "--db", DB, "--export", "out.parquet"], "out.parquet", True),
     "plot": ([*PLOT, "--db", DB, "--out", "out.png"], "out.png", True),
@@ -209,6 +231,15 @@ def test_a_stopped_command_exits_130_or_143_with_one_line(
         assert not (tmp_path / output).exists(), "a stopped command wrote its output"
     # Nothing half-written beside it either (temporary files are hidden, '.NAME...').
     assert not _hidden(tmp_path), _hidden(tmp_path)
+
+
+def test_ctrl_c_at_a_terminal_stops_bench_and_its_scenario_quietly(tmp_path: Path) -> None:
+    # Ctrl-C reaches the whole process group: the command stops its scenario's process,
+    # and neither prints a traceback, then or later (standard error is read until every
+    # process holding it has exited).
+    status, err = _stop(COMMANDS["bench"][0], tmp_path, signal.SIGINT, 0.25, group=True)
+    assert status == 130, (status, err)
+    assert err == "interrupted: nothing was written\n", err
 
 
 def _probe(
