@@ -4,7 +4,7 @@ The console script calls :func:`main`. Before the command-line modules are impor
 tenth of a second of typer, rich and the commands), Ctrl-C and SIGTERM are already
 handled (:mod:`ethersim.stopping`), so a signal at any moment after the interpreter has
 started ends the command with 130 or 143 and one line, never a traceback or death by
-the signal.
+the signal. Once the command has ended, a stop is ignored: it exits with its own status.
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ def main() -> None:
             # KeyboardInterrupt can make CPython re-raise SIGINT on itself at exit (exit
             # -2 instead of 130); nothing is left to write.
             stopping.leave(code)
+        # The command has ended with its own status: a stop now, while the interpreter
+        # tears down (a few hundred milliseconds after pandas, DuckDB or a worker pool),
+        # would kill it by the signal instead.
+        stopping.ignore()
         raise
     except (KeyboardInterrupt, stopping.Terminated) as e:
         stopping.leave(stopping.report(e, "nothing was written"))

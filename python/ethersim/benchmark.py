@@ -52,10 +52,20 @@ def measure_one(text: str) -> dict[str, Any]:
 
 def _run_child(name: str) -> dict[str, Any]:
     cmd = [sys.executable, "-m", "ethersim.benchmark", name]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    # A session of its own: a Ctrl-C at the terminal reaches the command alone, which
+    # decides what stops (the child could not ignore one that came while its interpreter
+    # started, and would print a traceback).
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stdout is not None
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
+    try:
+        out = proc.stdout.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+    except BaseException:
+        # Stopped (Ctrl-C, SIGTERM) while the scenario runs: the child goes first, so that
+        # nothing outlives the command to print after it.
+        proc.kill()
+        proc.wait()
+        raise
     proc.returncode = os.waitstatus_to_exitcode(status)
     if proc.returncode != 0:
         raise RuntimeError(f"bench scenario {name} failed with status {proc.returncode}")
@@ -80,8 +90,8 @@ def run_all(names: list[str] | None = None) -> dict[str, Any]:
     }
 
 
-if __name__ == "__main__":
-    # The child process of `ethersim bench`: one scenario's figures as JSON.
+def _child_main() -> None:
+    """The child process of ``ethersim bench``: one scenario's figures as JSON."""
     scenarios = bench_scenarios()
     if len(sys.argv) != 2 or sys.argv[1] not in scenarios:
         sys.stderr.write(
@@ -89,4 +99,16 @@ if __name__ == "__main__":
             f"{', '.join(scenarios)}); `ethersim bench` runs them all\n"
         )
         sys.exit(2)
-    sys.stdout.write(json.dumps(measure_one(scenarios[sys.argv[1]])))
+    figures = json.dumps(measure_one(scenarios[sys.argv[1]]))
+    try:
+        sys.stdout.write(figures)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The parent is gone (killed outright): the figures have no reader. Standard output
+        # goes to /dev/null so that the interpreter's last flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    _child_main()

@@ -506,7 +506,7 @@ def report(
             )
         if len(folders) == 1 and Path(folders[0]).is_file():
             # A file is a sweep's results database (a folder is never one).
-            page = build_sweep_report(folders[0], sweep, out)
+            page = build_sweep_report(folders[0], sweep, out, before_writing=hold_signals)
         else:
             if sweep is not None:
                 raise ScenarioError(
@@ -521,9 +521,9 @@ def report(
                     "--out",
                 )
             page = (
-                build_report(folders[0])
+                build_report(folders[0], before_writing=hold_signals)
                 if len(folders) == 1
-                else build_comparison(folders[0], folders[1], out)
+                else build_comparison(folders[0], folders[1], out, before_writing=hold_signals)
             )
     except EthersimError as e:
         raise _fail(e) from None

@@ -138,8 +138,9 @@ def on_sigterm(signum: int, frame: object) -> None:
     raise Terminated
 
 
-def stopped(e: BaseException, what: str) -> typer.Exit:
-    """The message and exit status for an interrupt (130) or a SIGTERM (143)."""
+def stopped(e: BaseException | None, what: str) -> typer.Exit:
+    """The message and exit status for an interrupt (130) or a SIGTERM (143): from ``e``
+    when it is one of the two stops, else from the signal that arrived."""
     from rich.text import Text
 
     status = stopping.exit_status(e)
@@ -158,6 +159,13 @@ def exit_status(error: EthersimError) -> int:
 
 
 def fail(error: EthersimError) -> typer.Exit:
+    """Prints ``error: <what was wrong>`` on standard error; the exit (its status, see
+    :func:`exit_status`) to raise. An error that a stop caused (a library turned the
+    interrupt into an error of its own: DuckDB's "Query interrupted" read as a database
+    without ethersim's tables) is reported as the stop it was: 130 or 143, nothing
+    written."""
+    if stopping.received() is not None:
+        return stopped(None, "nothing was written")
     from rich.text import Text
 
     kind = "error" if not isinstance(error, InternalError) else "internal error"
@@ -207,30 +215,30 @@ def count(n: int, noun: str) -> str:
     return f"{n} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{n} {noun}s"
 
 
-#: The signals that stop a command (Ctrl-C, SIGTERM).
-STOPPING = (signal.SIGINT, signal.SIGTERM)
-
-
 def hold_signals() -> None:
-    """The work is done: from here the command finishes whole. Ctrl-C and SIGTERM wait
-    while the results are written (well under a second); see :func:`finish_writing`. A
-    stop that arrived during the work but whose exception something swallowed (Python
-    ignores an exception raised in an import lock's weakref callback) is raised here, so
-    the command still stops with nothing written."""
+    """The work is done: from here the command finishes whole. Ctrl-C and SIGTERM no
+    longer stop it, while the results are written (well under a second) and until it
+    exits with its own status (:func:`ethersim.stopping.ignore`); see
+    :func:`finish_writing`. They are ignored rather than blocked: blocked in the main
+    thread, a signal goes to another thread of the process (DuckDB's, pyarrow's) and
+    Python still runs its handler in the main thread, which raised in the middle of the
+    write. A stop that arrived during the work but whose exception something swallowed
+    (Python ignores an exception raised in an import lock's weakref callback) is raised
+    here, so the command still stops with nothing written."""
     stopping.check()
-    signal.pthread_sigmask(signal.SIG_BLOCK, STOPPING)
+    stopping.ignore()
 
 
 def finish_writing(write: Callable[[], object]) -> EthersimError | None:
-    """Runs ``write`` with the stopping signals held (after :func:`hold_signals`), then
-    ignores them for the rest of the command, so that an exit of 130 or 143 always
-    means nothing was written. Returns the error ``write`` raised, if any."""
+    """Runs ``write`` with the stopping signals held by :func:`hold_signals` (called
+    before, or by ``write`` itself once its work is done, when the work and the writing
+    are one call: a report builds its page, then writes it), and ignores them for the
+    rest of the command in any case, so that an exit of 130 or 143 always means nothing
+    was written. Returns the error ``write`` raised, if any."""
     failure = None
     try:
         write()
     except EthersimError as e:
         failure = e
-    for s in STOPPING:
-        signal.signal(s, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPPING)
+    stopping.ignore()
     return failure

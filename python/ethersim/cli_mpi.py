@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ethersim import stopping
-from ethersim.cli_common import examples, fail, plain_text
+from ethersim.cli_common import examples, fail, hold_signals, plain_text
 from ethersim.errors import EthersimError, ScenarioError
 from ethersim.inputs import MAX_MPI_TRACE_BYTES
 
@@ -91,7 +90,7 @@ def mpi_trace(
             text = mpi_traces.trace_text(rows, comment, max_bytes=MAX_MPI_TRACE_BYTES)
         except mpi_traces.TraceTooLarge as e:
             raise ScenarioError(e.message, "--iterations") from None
-        stopping.check()  # a stop something swallowed still writes nothing
+        hold_signals()  # the trace is made: from here a stop is ignored, it is written whole
         write_text(out, text, "--out")
     except EthersimError as e:
         raise fail(e) from None

@@ -10,7 +10,6 @@ option, 130/143 when stopped.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -23,18 +22,19 @@ from ethersim.cli_common import (
     err_console,
     examples,
     fail,
+    hold_signals,
     literal,
     out_console,
     plain_text,
     stopped,
 )
+from ethersim.cli_sweep_progress import Bar, announce
 from ethersim.errors import EthersimError, OutputError, ScenarioError
 
 if TYPE_CHECKING:
     import pandas as pd
     from rich.text import Text
 
-    from ethersim.sweeps.coordinator import Tick
     from ethersim.sweeps.display import Column
     from ethersim.sweeps.frames import SweptKey
     from ethersim.sweeps.spec import SweepSpec
@@ -57,123 +57,6 @@ def _not_a_results_database(db: Path, error: Exception) -> ScenarioError:
         "written by `ethersim sweep`",
         "--db",
     )
-
-
-#: Runs above which a sweep is announced with a warning of its size.
-LARGE_SWEEP = 10_000
-
-#: Seconds between progress lines when standard error is not a terminal.
-LOG_EVERY_S = 30.0
-
-
-def _clock(seconds: float) -> str:
-    """``seconds`` as H:MM:SS."""
-    whole = int(seconds)
-    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
-
-
-def _announce(quiet: bool) -> Callable[[str, int, int], None]:
-    """Says a sweep's size on standard error as soon as it is known, before its cells
-    are checked (unless ``quiet``), and warns of a large one (always)."""
-
-    def announce(name: str, cells: int, replications: int) -> None:
-        runs = cells * replications
-        if not quiet:
-            err_console().print(
-                f"sweep {name}: {cells:,} cells × {replications:,} replications = {runs:,} runs",  # noqa: RUF001
-                highlight=False,
-                markup=False,
-            )
-        if runs > LARGE_SWEEP:
-            from rich.text import Text
-
-            err_console().print(
-                Text.assemble(
-                    ("warning: ", "bold yellow"),
-                    f"sweep {name} is large ({runs:,} runs); Ctrl-C stops it keeping every "
-                    "finished run, and the same command resumes it (--dry-run plans it "
-                    "without running)",
-                )
-            )
-
-    return announce
-
-
-class _Log:
-    """Progress as lines on standard error when it is not a terminal (a log, a CI job):
-    at most one every :data:`LOG_EVERY_S` seconds, and one when the last run is in."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.start: float | None = None
-        self.last = 0.0
-
-    def __call__(self, done: int, total: int, failed: int) -> None:
-        import time
-
-        now = time.monotonic()
-        if self.start is None:
-            self.start = self.last = now
-        if done < total and now - self.last < LOG_EVERY_S:
-            return
-        self.last = now
-        elapsed = now - self.start
-        rate = done / elapsed if elapsed > 0 else 0.0
-        left = _clock((total - done) / rate) if rate > 0 else "?"
-        err_console().print(
-            f"sweep {self.name}: {done:,} of {total:,} runs done, {failed:,} failed, "
-            f"elapsed {_clock(elapsed)}, left {left}, {rate:,.1f} runs/s",
-            highlight=False,
-            markup=False,
-        )
-
-
-class _Bar:
-    """The sweep's progress: a live bar (runs done of all, failures, time elapsed and
-    left) on a terminal, lines now and then (:class:`_Log`) when standard error is not
-    one, nothing when silenced."""
-
-    def __init__(self, name: str, enabled: bool) -> None:
-        self.progress = None
-        self.log = _Log(name) if enabled and not sys.stderr.isatty() else None
-        if enabled and sys.stderr.isatty():
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self.progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TextColumn("{task.fields[failed]} failed"),
-                TextColumn("elapsed"),
-                TimeElapsedColumn(),
-                TextColumn("left"),
-                TimeRemainingColumn(),
-                console=err_console(),
-                transient=True,
-            )
-            self.task = self.progress.add_task(name, total=None, failed=0)
-            self.progress.start()
-
-    def tick(self) -> Tick | None:
-        if self.progress is None:
-            return self.log
-        progress, task = self.progress, self.task
-
-        def tick(done: int, total: int, failed: int) -> None:
-            progress.update(task, completed=done, total=total, failed=failed)
-
-        return tick
-
-    def close(self) -> None:
-        if self.progress is not None:
-            self.progress.stop()
 
 
 def sweep(
@@ -221,20 +104,14 @@ def sweep(
     try:
         if scheduler is not None and dask_local:
             raise ScenarioError("give --scheduler or --dask-local, not both", "--dask-local")
-        spec = load_sweep(file, announce=_announce(quiet))
+        spec = load_sweep(file, announce=announce(quiet))
         if dry_run:
             _dry_run(spec, db)
             return
     except EthersimError as e:
         raise fail(e) from None
-    bar = _Bar(spec.name, not quiet)
-    committed = 0
-
-    def count(_: object) -> None:
-        nonlocal committed
-        committed += 1
-        stopping.check()
-
+    bar = Bar(spec.name, not quiet)
+    halted = False
     try:
         report = run_sweep(
             spec,
@@ -244,17 +121,28 @@ def sweep(
             dask_local=dask_local,
             force=force,
             tick=bar.tick(),
-            on_commit=count,
+            # A stop whose exception something swallowed still ends the sweep.
+            on_commit=lambda _: stopping.check(),
         )
-    except EthersimError as e:
+        # Every run is committed and the database closed: from here the sweep ends whole
+        # (a stop is ignored), as a command does once it has written.
+        hold_signals()
+    except (KeyboardInterrupt, Terminated, Exception) as e:
         bar.close()
-        raise fail(e) from None
-    except (KeyboardInterrupt, Terminated) as e:
+        if isinstance(e, Exception) and stopping.received() is None:
+            if isinstance(e, EthersimError):
+                raise fail(e) from None
+            raise
+        # A stop, or an error it caused (DuckDB's "Query interrupted", a pool broken by a
+        # Ctrl-C that reached its workers). A second stop does not cut its report short.
+        stopping.ignore()
+        halted = True
+    else:
         bar.close()
-        raise stopped(
-            e, f"{committed} runs were committed to {db}; the same command resumes the sweep"
-        ) from None
-    bar.close()
+    if halted:
+        # Reported out of the except clause: the stopped work's frames (its worker pool)
+        # are released first.
+        raise stopped(None, _kept(spec, db))
     if not quiet:
         from rich.text import Text
 
@@ -280,6 +168,31 @@ def sweep(
             )
         )
         raise typer.Exit(1)
+
+
+def _kept(spec: SweepSpec, db: Path) -> str:
+    """What a stopped sweep kept, read from the database: the runs it committed are kept
+    on purpose (the same command resumes the sweep), and counted, ok or failed."""
+    import duckdb
+
+    from ethersim.sweeps import Store
+
+    if not db.exists():
+        return "nothing was written"
+    try:
+        with Store(db, read_only=True) as store:
+            try:
+                ids = store.stored(spec.name)
+            except duckdb.CatalogException:
+                ids = set()  # stopped while the database was being made: no table yet
+    except (EthersimError, duckdb.Error):
+        # Unreadable now: what was committed is there, but how much is not known.
+        return f"the runs committed are kept in {db}; the same command resumes the sweep"
+    stored = len(ids.intersection(spec.plan.run_ids))
+    return (
+        f"{stored:,} of the sweep's {spec.runs:,} runs are stored in {db}; the same "
+        "command resumes it"
+    )
 
 
 def _dry_run(spec: SweepSpec, db: Path) -> None:
@@ -488,6 +401,7 @@ def results(
     metrics, mean ± 95% interval), runs or metrics, or write them as CSV, JSON or Parquet."""
     import duckdb
 
+    from ethersim.results import import_writers
     from ethersim.safe_write import check_writable_file, write_file
     from ethersim.sweeps import Store
     from ethersim.sweeps.frames import labels, match_metrics
@@ -552,6 +466,9 @@ def results(
                     _print_cells(cells, tidy, keys, chosen, sweep)
                     return
             if export is not None:
+                if export.suffix == ".parquet":
+                    import_writers()  # imported while a stop still stops the command
+                hold_signals()  # the table is read: from here it is written whole
                 if export.suffix == ".parquet":
                     write_file(export, lambda tmp: frame.to_parquet(tmp, index=False), "--export")
                 else:
@@ -656,6 +573,7 @@ def plot(
         matplotlib.use("Agg")
         figure = draw(choice, title=sweep)
         target = out
+        hold_signals()  # the figure is drawn: from here it is written whole
         write_file(target, lambda tmp: save_figure(figure, tmp), "--out")
     except EthersimError as e:
         raise fail(e) from None

@@ -24,6 +24,7 @@ __all__ = [
     "Terminated",
     "check",
     "exit_status",
+    "ignore",
     "install",
     "leave",
     "mark_reported",
@@ -63,6 +64,17 @@ def install() -> None:
     for signum, handler in ((signal.SIGINT, _on_sigint), (signal.SIGTERM, _on_sigterm)):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, handler)
+
+
+def ignore() -> None:
+    """Ignores Ctrl-C and SIGTERM for the rest of the process: for a command whose
+    outcome is decided (its results are being written whole, or its stop is being
+    reported), which then exits with its own status. Python's finalization puts a signal
+    it handled back to the default action, so without this a stop in a command's last
+    few hundred milliseconds (the interpreter's teardown) killed the process by the
+    signal; an ignored signal stays ignored."""
+    for signum in EXIT_STATUS:
+        signal.signal(signum, signal.SIG_IGN)
 
 
 def received() -> signal.Signals | None:

@@ -29,7 +29,7 @@ import difflib
 import functools
 import os
 import shlex
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -255,12 +255,13 @@ def _results_folder(folder: Path, argument: str) -> str:
     )
 
 
-def build_report(folder: str | Path) -> Path:
+def build_report(folder: str | Path, *, before_writing: Callable[[], object] | None = None) -> Path:
     """Writes ``report.html`` (and, for a run, ``figures/``) into ``folder``: a run's or a
     reproduction's output folder. Returns the page's path. Raises
     :class:`ScenarioError` for a folder that is neither or holds files ethersim did not
     write (nothing is written then), :class:`OutputError` if it cannot be written. Each
-    file is replaced whole or not at all."""
+    file is replaced whole or not at all. ``before_writing`` is called once everything is
+    built, before the first file is written (the command holds its signals there)."""
     folder = Path(folder)
     kind = _results_folder(folder, "DIR")
     to_write: dict[str, bytes] = {}
@@ -271,6 +272,8 @@ def build_report(folder: str | Path) -> Path:
     # Everything is built: now written, the page last (it links to the figures).
     for name in [*to_write, REPORT]:
         check_writable_file(folder / name, "DIR", missing_folders=True)
+    if before_writing is not None:
+        before_writing()
     try:
         if to_write:
             (folder / "figures").mkdir(exist_ok=True)
@@ -314,12 +317,19 @@ def _side(label: str, folder: Path, page_dir: Path) -> _Side:
     )
 
 
-def build_comparison(a: str | Path, b: str | Path, out: str | Path | None = None) -> Path:
+def build_comparison(
+    a: str | Path,
+    b: str | Path,
+    out: str | Path | None = None,
+    *,
+    before_writing: Callable[[], object] | None = None,
+) -> Path:
     """Writes one page comparing the run folders ``a`` and ``b`` to ``out`` (default
     :func:`default_comparison_path`) and returns its path. Raises
     :class:`ScenarioError` if either is not a run's folder, :class:`OutputError` if
     ``out`` may not be written or lies in a results folder (which holds only what
-    ethersim writes there, docs/cli.md "Output folders")."""
+    ethersim writes there, docs/cli.md "Output folders"). ``before_writing`` is called
+    once the page is built, before it is written."""
     from ethersim.report.compare import TOLERANCE, differences
 
     for label, folder in (("A", Path(a)), ("B", Path(b))):
@@ -361,4 +371,6 @@ def build_comparison(a: str | Path, b: str | Path, out: str | Path | None = None
         scenario_diff=scenario_diff,
         figures=[],
     )
+    if before_writing is not None:
+        before_writing()
     return write_text(target, page, "--out")

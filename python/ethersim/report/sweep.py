@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -502,13 +502,19 @@ def _sweeps(store: Store, db: str, sweep: str | None) -> pd.DataFrame:
 
 
 def build_sweep_report(
-    db: str | Path, sweep: str | None = None, out: str | Path | None = None
+    db: str | Path,
+    sweep: str | None = None,
+    out: str | Path | None = None,
+    *,
+    before_writing: Callable[[], object] | None = None,
 ) -> Path:
     """Writes one page for the sweep results database ``db`` (every sweep in it, or
     only ``sweep``) to ``out`` (default :func:`default_sweep_report_path`) and returns
     its path. Raises :class:`ScenarioError` for a file that is not such a database, one
     without sweeps, or an unknown ``sweep``, and :class:`OutputError` if ``out`` may
-    not be written; nothing is written then. The page is written whole or not at all."""
+    not be written; nothing is written then. The page is written whole or not at all.
+    ``before_writing`` is called once the page is built, before it is written (the
+    command holds its signals there)."""
     from ethersim.report.interactive import plotly_js
     from ethersim.sweeps import Store
 
@@ -549,4 +555,6 @@ def build_sweep_report(
         lazy=True,
         plotly_js=plotly_js() if figures else "",
     )
+    if before_writing is not None:
+        before_writing()
     return write_text(target, page, "--out")
