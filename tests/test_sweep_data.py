@@ -235,7 +235,7 @@ def test_the_results_table_fits_80_columns(
 def test_the_runs_metrics_and_sweeps_tables_fit_80_columns_with_a_row_bound(
     db: Path, monkeypatch: pytest.MonkeyPatch, view: list[str]
 ) -> None:
-    from ethersim.cli_sweep import MAX_ROWS
+    from ethersim.cli_sweep_tables import MAX_ROWS
     from ethersim.sweeps import Store
 
     monkeypatch.setenv("COLUMNS", "80")

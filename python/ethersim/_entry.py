@@ -28,6 +28,12 @@ def main() -> None:
             # KeyboardInterrupt can make CPython re-raise SIGINT on itself at exit (exit
             # -2 instead of 130); nothing is left to write.
             stopping.leave(code)
+        if code in (0, None) and stopping.received() is not None and not stopping.reported():
+            # A stop arrived but its exception was swallowed (as when the signal lands
+            # while Python compiles a module it imports), and the command ran on to its
+            # end. Every command that writes checks for a stop before it writes, so none
+            # wrote after it: the stop stands.
+            stopping.leave(stopping.report(None, "nothing was written"))
         # The command has ended with its own status: a stop now, while the interpreter
         # tears down (a few hundred milliseconds after pandas, DuckDB or a worker pool),
         # would kill it by the signal instead.
