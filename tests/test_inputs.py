@@ -1,6 +1,6 @@
 """Every input file is bounded and cannot hang (issue 27): a FIFO, a device or a file over
 its kind's limit, given as any input (a scenario, a trace, a results folder's file that
-``ethersim report`` reads), is refused at once (exit status 2,
+``ethersim report`` reads, a results database), is refused at once (exit status 2,
 naming the option and what the file is) with little memory; and captures made with a
 snap length are read by each record's original length.
 
@@ -162,6 +162,8 @@ INPUTS: dict[str, tuple[Callable[[Path, str], list[str]], str, int | None]] = {
         "DIR:",
         1 << 30,
     ),
+    "results --db": (lambda tmp, f: ["results", "--db", f], "--db:", None),
+    "plot --db": (lambda tmp, f: ["plot", "s", "--x", "k", "--y", "m", "--db", f], "--db:", None),
 }
 
 

@@ -230,6 +230,25 @@ def test_an_edited_sweep_keeps_only_the_runs_it_still_defines(tmp_path: Path) ->
     assert list(cells["flow:load:packets_sent mean"]) == [200, 300]
 
 
+def test_a_dry_run_on_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    # In its own process, with a timeout: DuckDB opening a FIFO waits for a writer.
+    fifo = tmp_path / "r.duckdb"
+    os.mkfifo(fifo)
+    file = write_sweep(tmp_path, "")
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "ethersim", "sweep", str(file), "--db", str(fifo), "--dry-run"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("sweep --dry-run still waited on the FIFO after 20 s")
+    assert p.returncode == 2, p.stderr
+    assert "--db:" in p.stderr and "is a FIFO" in p.stderr, p.stderr
+
+
 def test_sweep_names_must_differ_by_more_than_case(tmp_path: Path) -> None:
     db = tmp_path / "r.duckdb"
     sweep(write_sweep(tmp_path, 'name = "Load"\n'), db=db, jobs=1)

@@ -279,6 +279,25 @@ def test_bad_results_options_exit_2_naming_the_option(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "command", [["results"], ["plot", "data", "--x", "k", "--y", "m"]], ids=["results", "plot"]
+)
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [("missing.duckdb", "no results database at 'missing.duckdb'"), (".", "'.' is a folder")],
+    ids=["missing", "folder"],
+)
+def test_a_database_that_is_not_a_regular_file_is_exit_2_naming_db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], name: str, words: str
+) -> None:
+    # A FIFO and /dev/zero, which must not be waited on: tests/test_inputs.py.
+    monkeypatch.chdir(tmp_path)
+    r = invoke(*command, "--db", name)
+    assert r.exit_code == 2, r.output
+    assert f"--db: {words}" in " ".join(r.output.split()), r.output
+    assert list(tmp_path.iterdir()) == []
+
+
 # ----- ethersim plot -----------------------------------------------------------------
 
 

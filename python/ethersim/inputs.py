@@ -1,7 +1,8 @@
 """The one way ethersim reads a file a user names as input (a scenario, a sweep file, a
 model's CSV table, the files of a results folder a report reads): a regular file (or
 standard input, where a command says so) of at most a stated size, opened without ever
-blocking.
+blocking. A file another library opens itself (a results database, opened by DuckDB) is
+checked the same way first (:func:`check_regular_file`).
 
 The file is opened non-blocking (``O_NONBLOCK``), so a FIFO at the name does not wait in
 ``open()`` for a writer that never comes (uninterruptibly: Ctrl-C would not stop it),
@@ -30,6 +31,7 @@ __all__ = [
     "MAX_RESULTS_FILE_BYTES",
     "MAX_SCENARIO_BYTES",
     "MAX_SWEEP_BYTES",
+    "check_regular_file",
     "read_bytes",
     "read_text",
 ]
@@ -104,6 +106,16 @@ def _open_checked(shown: str, option: str, what: str, alternative: str) -> tuple
             option,
         )
     return fd, st.st_size
+
+
+def check_regular_file(file: str | os.PathLike[str], option: str, what: str) -> None:
+    """Raises :class:`ScenarioError` at ``option`` unless ``file`` is a regular file that
+    can be opened for reading (see :func:`read_bytes`; no size limit). For a file a
+    library opens itself: DuckDB would wait in ``open()`` on a FIFO, uninterruptibly.
+    The name could be swapped between this check and the library's open; a user's
+    mistake is what is caught, not a race."""
+    fd, _ = _open_checked(os.fspath(file), option, what, "")
+    os.close(fd)
 
 
 def read_bytes(

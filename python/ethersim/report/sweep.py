@@ -515,10 +515,9 @@ def build_sweep_report(
     target = Path(out) if out is not None else default_sweep_report_path(db)
     check_writable_file(target, "--out")
     shown_db = os.fspath(db)
-    if not Path(db).is_file():
-        raise ScenarioError(f"{shown_db!r} is not a file; expected a results database", "DB")
     try:
-        store = Store(db, read_only=True)
+        # Not a regular file (nothing, a folder, a FIFO, a device): a ScenarioError at DB.
+        store = Store(db, read_only=True, option="DB")
     except OutputError as e:
         raise ScenarioError(
             f"{shown_db!r} is not a DuckDB database ({e.message}); expected a results "

@@ -91,26 +91,36 @@ def _quote(identifier: str) -> str:
 
 
 class Store:
-    """An open results database (created if absent). Use as a context manager."""
+    """An open results database (created if absent). Use as a context manager.
 
-    def __init__(self, path: str | Path = DEFAULT_DB, *, read_only: bool = False) -> None:
+    ``option`` names where the path was given (``--db``) in the errors raised. Read-only,
+    the path must be a regular file, checked without blocking (DuckDB would wait on a
+    FIFO): a missing file, a folder, a FIFO or a device is a :class:`ScenarioError`."""
+
+    def __init__(
+        self, path: str | Path = DEFAULT_DB, *, read_only: bool = False, option: str = "--db"
+    ) -> None:
         import duckdb
 
         self.path = Path(path)
-        if read_only and not self.path.exists():
-            raise OutputError(f"no results database at {os.fspath(path)!r}")
-        if not read_only:
+        if read_only:
+            from ethersim.inputs import check_regular_file
+
+            check_regular_file(self.path, option, "results database")
+        else:
             # DuckDB updates its file in place: it must be a regular file or nothing yet,
             # never a device, FIFO, link or folder (see ethersim.safe_write).
             from ethersim.safe_write import check_writable_file
 
-            check_writable_file(self.path, "--db")
+            check_writable_file(self.path, option)
         try:
             self.db: duckdb.DuckDBPyConnection = duckdb.connect(
                 os.fspath(self.path), read_only=read_only
             )
         except duckdb.Error as e:
-            raise OutputError(f"cannot open results database {os.fspath(path)!r}: {e}") from None
+            raise OutputError(
+                f"cannot open results database {os.fspath(path)!r}: {e}", option
+            ) from None
         if not read_only:
             self._create()
 
