@@ -1,7 +1,8 @@
 """Every input file is bounded and cannot hang (issue 27): a FIFO, a device or a file over
-its kind's limit, given as any input, is refused at once (exit status 2, naming the
-option and what the file is) with little memory; and captures made with a snap length
-are read by each record's original length.
+its kind's limit, given as any input (a scenario, a trace, a results folder's file that
+``ethersim report`` reads, a results database), is refused at once (exit status 2,
+naming the option and what the file is) with little memory; and captures made with a
+snap length are read by each record's original length.
 
 Each command runs in a subprocess with a timeout: a FIFO opened for reading without
 O_NONBLOCK would block in ``open()`` until a writer came, and ignore Ctrl-C."""
@@ -97,6 +98,32 @@ def mpi_scenario(tmp: Path, trace: str) -> Path:
     return scenario
 
 
+#: What ``ethersim report`` reads of a run's folder: the keys of summary.json it needs.
+SUMMARY = {"scenario": "s", "seed": 1, "sim_time_s": 0.0, "stop_reason": "work_done", "events": 0}
+
+
+def results_folder(tmp: Path, name: str, file: str, target: str, *, kind: str = "run") -> str:
+    """A results folder ``tmp/name`` of a run (a valid summary.json) or a reproduction
+    (reproduction.json), whose ``file`` is a link to ``target``."""
+    folder = tmp / name
+    folder.mkdir()
+    if kind == "run":
+        (folder / "summary.json").write_text(json.dumps(SUMMARY))
+    else:
+        (folder / "reproduction.json").write_text('{"study": "s"}')
+    (folder / file).unlink(missing_ok=True)
+    (folder / file).symlink_to(os.path.abspath(target))
+    return str(folder)
+
+
+def comparison(tmp: Path, target: str) -> list[str]:
+    """``report A B`` where B's summary.json is a link to ``target``."""
+    (tmp / "A").mkdir()
+    (tmp / "A" / "summary.json").write_text(json.dumps(SUMMARY))
+    b = results_folder(tmp, "B", "summary.json", target)
+    return ["report", str(tmp / "A"), b, "--out", str(tmp / "ab.html")]
+
+
 #: Each input: how to give it the file (returns the command's arguments), the words that
 #: name the option or key in the message, and its size limit (None: streamed).
 INPUTS: dict[str, tuple[Callable[[Path, str], list[str]], str, int | None]] = {
@@ -114,6 +141,29 @@ INPUTS: dict[str, tuple[Callable[[Path, str], list[str]], str, int | None]] = {
         "mpi_jobs[0].trace:",
         256 << 20,
     ),
+    "report's summary.json": (
+        lambda tmp, f: ["report", results_folder(tmp, "run", "summary.json", f)],
+        "DIR:",
+        1 << 30,
+    ),
+    "compared run's summary.json": (comparison, "B:", 1 << 30),
+    "report's series table": (
+        lambda tmp, f: ["report", results_folder(tmp, "run", "series.parquet", f)],
+        "DIR:",
+        1 << 30,
+    ),
+    "reproduction's summary.md": (
+        lambda tmp, f: ["report", results_folder(tmp, "r", "summary.md", f, kind="repro")],
+        "DIR:",
+        1 << 30,
+    ),
+    "reproduction's CSV table": (
+        lambda tmp, f: ["report", results_folder(tmp, "r", "table.csv", f, kind="repro")],
+        "DIR:",
+        1 << 30,
+    ),
+    "results --db": (lambda tmp, f: ["results", "--db", f], "--db:", None),
+    "plot --db": (lambda tmp, f: ["plot", "s", "--x", "k", "--y", "m", "--db", f], "--db:", None),
 }
 
 
@@ -146,7 +196,8 @@ def test_a_file_over_its_limit_is_refused_before_it_is_read(tmp_path: Path, kind
         f.truncate(limit + 1)  # sparse: costs no disk
     status, stderr, rss = cli(*args(tmp_path, str(big)), cwd=tmp_path)
     assert status == 2, stderr
-    assert option in stderr and f"{limit >> 20} MiB" in stderr, stderr
+    shown = f"{limit >> 30} GiB" if limit % (1 << 30) == 0 else f"{limit >> 20} MiB"
+    assert option in stderr and shown in stderr, stderr
     assert rss < MAX_RSS_BYTES, f"{rss >> 20} MiB"
 
 

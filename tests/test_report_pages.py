@@ -405,6 +405,34 @@ def test_a_reproduction_folder_ethersim_did_not_write_is_exit_2(
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(files)
 
 
+def test_a_series_table_of_text_is_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "summary.json").write_text(json.dumps(SUMMARY))
+    pd.DataFrame(
+        {
+            "port": ["a->b"] * 2,
+            "quantity": ["queue_bytes"] * 2,
+            "t_s": ["0", "1"],
+            "value": ["1", "2"],
+        }
+    ).to_parquet(tmp_path / "series.parquet")
+    r = invoke("report", str(tmp_path))
+    assert r.exit_code == 2, r.output
+    message = " ".join(r.output.split())
+    assert "series.parquet' has columns that are not numbers: t_s, value" in message, message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["series.parquet", "summary.json"]
+
+
+def test_a_folder_where_a_reproduction_has_a_figure_is_exit_2(tmp_path: Path) -> None:
+    # A FIFO or a link to /dev/zero at the name: tests/test_inputs.py, in a subprocess.
+    (tmp_path / "reproduction.json").write_text("{}")
+    (tmp_path / "figure.png").mkdir()
+    r = invoke("report", str(tmp_path))
+    assert r.exit_code == 2, r.output
+    message = " ".join(r.output.split())
+    assert "DIR:" in message and "figure.png' is a folder; expected a results file" in message
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["figure.png", "reproduction.json"]
+
+
 def test_report_help_shows_examples() -> None:
     r = invoke("report", "--help")
     assert r.exit_code == 0 and "Examples:" in r.output and "--out" in r.output

@@ -230,6 +230,80 @@ def test_an_edited_sweep_keeps_only_the_runs_it_still_defines(tmp_path: Path) ->
     assert list(cells["flow:load:packets_sent mean"]) == [200, 300]
 
 
+def foreign_database(path: Path, *, tables: bool) -> Path:
+    """A DuckDB file without ethersim's tables: empty (as ``duckdb.connect`` leaves one,
+    and a sweep stopped before its first commit), or another program's, with a row."""
+    import duckdb
+
+    db = duckdb.connect(str(path))
+    if tables:
+        db.execute("CREATE TABLE notes (x INTEGER); INSERT INTO notes VALUES (7)")
+    db.close()
+    return path
+
+
+def tables_of(path: Path) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """The tables of a DuckDB file, and the rows of ``notes`` if it has one."""
+    import duckdb
+
+    db = duckdb.connect(str(path), read_only=True)
+    try:
+        names = sorted(
+            r[0] for r in db.execute("SELECT table_name FROM duckdb_tables()").fetchall()
+        )
+        rows = db.execute("SELECT * FROM notes").fetchall() if "notes" in names else []
+        return names, rows
+    finally:
+        db.close()
+
+
+def test_a_sweep_initialises_an_empty_duckdb_file(tmp_path: Path) -> None:
+    db = foreign_database(tmp_path / "r.duckdb", tables=False)
+    file = write_sweep(tmp_path, '[grid]\n"apps[0].count" = [100, 200]\n')
+    dry = invoke("sweep", str(file), "--db", str(db), "--dry-run")
+    assert dry.exit_code == 0, dry.output
+    assert "0 already stored" in dry.output and tables_of(db) == ([], []), (
+        "a dry run writes nothing"
+    )
+    r = invoke("sweep", str(file), "--db", str(db), "-q")
+    assert r.exit_code == 0, r.output
+    with Store(db, read_only=True) as store:
+        assert list(store.runs("s").status) == ["ok", "ok"]
+
+
+@pytest.mark.parametrize("dry", [False, True], ids=["sweep", "dry run"])
+def test_a_sweep_refuses_another_programs_database_and_leaves_it_alone(
+    tmp_path: Path, dry: bool
+) -> None:
+    db = foreign_database(tmp_path / "other.duckdb", tables=True)
+    file = write_sweep(tmp_path, "")
+    r = invoke("sweep", str(file), "--db", str(db), *(["--dry-run"] if dry else []))
+    assert r.exit_code == 2, r.output
+    text = " ".join(r.output.split())
+    assert f"--db: '{db}' holds no ethersim sweep results" in text, text
+    assert "other tables: notes" in text and "Traceback" not in text
+    assert tables_of(db) == (["notes"], [(7,)])
+
+
+def test_a_dry_run_on_a_fifo_is_refused_at_once(tmp_path: Path) -> None:
+    # In its own process, with a timeout: DuckDB opening a FIFO waits for a writer.
+    fifo = tmp_path / "r.duckdb"
+    os.mkfifo(fifo)
+    file = write_sweep(tmp_path, "")
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "ethersim", "sweep", str(file), "--db", str(fifo), "--dry-run"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("sweep --dry-run still waited on the FIFO after 20 s")
+    assert p.returncode == 2, p.stderr
+    assert "--db:" in p.stderr and "is a FIFO" in p.stderr, p.stderr
+
+
 def test_sweep_names_must_differ_by_more_than_case(tmp_path: Path) -> None:
     db = tmp_path / "r.duckdb"
     sweep(write_sweep(tmp_path, 'name = "Load"\n'), db=db, jobs=1)

@@ -279,6 +279,58 @@ def test_bad_results_options_exit_2_naming_the_option(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["results"],
+        ["results", "data", "--runs"],
+        ["plot", "data", "--x", "apps[0].count", "--y", "x"],
+    ],
+    ids=["results", "results --runs", "plot"],
+)
+@pytest.mark.parametrize("tables", [False, True], ids=["empty", "another program's"])
+def test_a_duckdb_file_without_our_tables_is_exit_2_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], tables: bool
+) -> None:
+    import duckdb
+
+    monkeypatch.chdir(tmp_path)
+    db = tmp_path / "other.duckdb"
+    con = duckdb.connect(str(db))
+    if tables:
+        con.execute("CREATE TABLE notes (x INTEGER)")
+    con.close()
+    before = db.read_bytes()
+    r = invoke(*command, "--db", str(db))
+    assert r.exit_code == 2, r.output
+    text = " ".join(r.output.split())
+    assert f"--db: '{db}' holds no ethersim sweep results" in text, text
+    assert "without ethersim's tables" in text and "Traceback" not in text
+    assert db.read_bytes() == before and list(tmp_path.iterdir()) == [db]
+    with pytest.raises(ScenarioError) as e:
+        Store(db, read_only=True)
+    assert e.value.path == "--db"
+
+
+@pytest.mark.parametrize(
+    "command", [["results"], ["plot", "data", "--x", "k", "--y", "m"]], ids=["results", "plot"]
+)
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [("missing.duckdb", "no results database at 'missing.duckdb'"), (".", "'.' is a folder")],
+    ids=["missing", "folder"],
+)
+def test_a_database_that_is_not_a_regular_file_is_exit_2_naming_db(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str], name: str, words: str
+) -> None:
+    # A FIFO and /dev/zero, which must not be waited on: tests/test_inputs.py.
+    monkeypatch.chdir(tmp_path)
+    r = invoke(*command, "--db", name)
+    assert r.exit_code == 2, r.output
+    assert f"--db: {words}" in " ".join(r.output.split()), r.output
+    assert list(tmp_path.iterdir()) == []
+
+
 # ----- ethersim plot -----------------------------------------------------------------
 
 

@@ -195,13 +195,10 @@ def _dry_run(spec: SweepSpec, db: Path) -> None:
     ``db`` (read, never created)."""
     from rich.text import Text
 
-    from ethersim.sweeps import Store
+    from ethersim.sweeps.store import finished_runs
 
-    stored = 0
-    if db.exists():
-        with Store(db, read_only=True) as store:
-            done = store.finished(spec.name)
-        stored = sum(1 for run_id in spec.plan.run_ids if run_id in done)
+    done = finished_runs(db, spec.name)
+    stored = sum(1 for run_id in spec.plan.run_ids if run_id in done)
     line = (
         f"sweep {spec.name}: {spec.runs:,} runs planned, {stored:,} already stored, "
         f"{spec.runs - stored:,} to run (dry run: nothing run; database "

@@ -1,6 +1,8 @@
 """The one way ethersim reads a file a user names as input (a scenario, a sweep file, a
-model's CSV table): a regular file (or standard input, where a command says so) of at most
-a stated size, opened without ever blocking.
+model's CSV table, the files of a results folder a report reads): a regular file (or
+standard input, where a command says so) of at most a stated size, opened without ever
+blocking. A file another library opens itself (a results database, opened by DuckDB) is
+checked the same way first (:func:`check_regular_file`).
 
 The file is opened non-blocking (``O_NONBLOCK``), so a FIFO at the name does not wait in
 ``open()`` for a writer that never comes (uninterruptibly: Ctrl-C would not stop it),
@@ -26,8 +28,10 @@ from ethersim.errors import ScenarioError
 
 __all__ = [
     "MAX_CSV_BYTES",
+    "MAX_RESULTS_FILE_BYTES",
     "MAX_SCENARIO_BYTES",
     "MAX_SWEEP_BYTES",
+    "check_regular_file",
     "read_bytes",
     "read_text",
 ]
@@ -43,6 +47,10 @@ MAX_CSV_BYTES = 256 << 20
 #: The largest MPI trace ``ethersim run`` reads (the core's ``MAX_MPI_TRACE_BYTES``);
 #: ``ethersim mpi-trace`` writes none larger.
 MAX_MPI_TRACE_BYTES = 256 << 20
+#: The largest file of a results folder ``ethersim report`` reads (``summary.json``, a
+#: Parquet or CSV table, a figure): the largest ``summary.json`` a scenario within the
+#: limits writes is about half of it (400,000 ports of about 1.1 kB each).
+MAX_RESULTS_FILE_BYTES = 1 << 30
 
 
 def _size(n: int) -> str:
@@ -68,6 +76,48 @@ def _what_it_is(mode: int) -> str:
     return "not a regular file"
 
 
+def _open_checked(shown: str, option: str, what: str, alternative: str) -> tuple[int, int]:
+    """Opens ``shown`` for reading without blocking and checks it through the open file:
+    returns the descriptor (the caller closes it) and the file's size. Raises
+    :class:`ScenarioError` at ``option`` if nothing is there, it is not a regular file
+    (saying what it is; ``alternative`` adds to "a regular file"), or it cannot be
+    opened."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(shown, flags)
+    except FileNotFoundError:
+        raise ScenarioError(f"no {what} at {shown!r}", option) from None
+    except IsADirectoryError:  # Windows cannot open a folder; elsewhere fstat says so
+        raise ScenarioError(f"{shown!r} is a folder; expected a {what}", option) from None
+    except ValueError as e:  # a path the system cannot take (an embedded NUL)
+        raise ScenarioError(f"cannot read {what} {shown!r}: {e}", option) from None
+    except OSError as e:
+        raise ScenarioError(f"cannot read {what} {shown!r}: {e.strerror or e}", option) from None
+    try:
+        st = os.fstat(fd)
+    except OSError as e:
+        os.close(fd)
+        raise ScenarioError(f"cannot read {what} {shown!r}: {e.strerror or e}", option) from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise ScenarioError(
+            f"{shown!r} is {_what_it_is(st.st_mode)}; expected a {what} (a regular "
+            f"file{alternative})",
+            option,
+        )
+    return fd, st.st_size
+
+
+def check_regular_file(file: str | os.PathLike[str], option: str, what: str) -> None:
+    """Raises :class:`ScenarioError` at ``option`` unless ``file`` is a regular file that
+    can be opened for reading (see :func:`read_bytes`; no size limit). For a file a
+    library opens itself: DuckDB would wait in ``open()`` on a FIFO, uninterruptibly.
+    The name could be swapped between this check and the library's open; a user's
+    mistake is what is caught, not a race."""
+    fd, _ = _open_checked(os.fspath(file), option, what, "")
+    os.close(fd)
+
+
 def read_bytes(
     file: str | os.PathLike[str], option: str, what: str, limit: int, *, stdin: bool = False
 ) -> bytes:
@@ -89,27 +139,9 @@ def read_bytes(
                 option,
             )
         return data
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    fd, size = _open_checked(shown, option, what, ", or - for standard input" if stdin else "")
     try:
-        fd = os.open(shown, flags)
-    except FileNotFoundError:
-        raise ScenarioError(f"no {what} at {shown!r}", option) from None
-    except IsADirectoryError:  # Windows cannot open a folder; elsewhere fstat says so
-        raise ScenarioError(f"{shown!r} is a folder; expected a {what}", option) from None
-    except ValueError as e:  # a path the system cannot take (an embedded NUL)
-        raise ScenarioError(f"cannot read {what} {shown!r}: {e}", option) from None
-    except OSError as e:
-        raise ScenarioError(f"cannot read {what} {shown!r}: {e.strerror or e}", option) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            alternative = ", or - for standard input" if stdin else ""
-            raise ScenarioError(
-                f"{shown!r} is {_what_it_is(st.st_mode)}; expected a {what} (a regular "
-                f"file{alternative})",
-                option,
-            )
-        if st.st_size > limit:
+        if size > limit:
             raise ScenarioError(too_large, option)
         with os.fdopen(fd, "rb", closefd=False) as f:
             # The file may have grown since fstat: never read past the limit.

@@ -160,7 +160,8 @@ def _reproduction_page(folder: Path, argument: str) -> str:
     images = [
         (
             p.relative_to(folder).as_posix(),
-            "data:image/png;base64," + base64.b64encode(p.read_bytes()).decode("ascii"),
+            "data:image/png;base64,"
+            + base64.b64encode(inputs.read_bytes(p, argument)).decode("ascii"),
         )
         for p in sorted(folder.rglob("*.png"))
     ]

@@ -7,20 +7,28 @@ JSON, is ``{}`` or a list, or lacks a key the page shows; a ``run.json`` or
 ``reproduction.json`` that is not a JSON object; a Parquet or CSV table that cannot be
 read or lacks its columns. The checks are JSON Schemas (checked by ``jsonschema``),
 narrow on purpose: they hold the keys the report reads, nothing more.
+
+Every file is read through :mod:`ethersim.inputs`, whole, before it is parsed: a regular
+file of at most :data:`~ethersim.inputs.MAX_RESULTS_FILE_BYTES`, opened without
+blocking. A FIFO, a device (a link to ``/dev/zero``) or a folder at a name the report
+reads is refused saying what it is, never waited on or read until memory runs out.
 """
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ethersim import inputs
 from ethersim.errors import ScenarioError
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "read_bytes",
     "read_comparison",
     "read_csv",
     "read_reproduction_json",
@@ -122,14 +130,19 @@ def _bad(path: Path, what: str, argument: str) -> ScenarioError:
     )
 
 
+def read_bytes(path: Path, argument: str) -> bytes:
+    """The bytes of ``path``, a regular file of at most
+    :data:`~ethersim.inputs.MAX_RESULTS_FILE_BYTES` (a :class:`ScenarioError` at
+    ``argument`` otherwise, saying what is there)."""
+    return inputs.read_bytes(path, argument, "results file", inputs.MAX_RESULTS_FILE_BYTES)
+
+
 def read_text(path: Path, argument: str) -> str:
-    """The text of ``path`` (UTF-8)."""
+    """The text of ``path`` (UTF-8; see :func:`read_bytes`)."""
     try:
-        return path.read_text(encoding="utf-8")
+        return read_bytes(path, argument).decode("utf-8")
     except UnicodeDecodeError:
         raise _bad(path, "is not UTF-8 text", argument) from None
-    except OSError as e:
-        raise _bad(path, f"cannot be read ({e.strerror})", argument) from None
 
 
 def _read_json(path: Path, schema: dict[str, Any], argument: str) -> dict[str, Any]:
@@ -171,17 +184,24 @@ def read_series(folder: Path, name: str, argument: str) -> pd.DataFrame:
     """``folder/name`` (``series.parquet`` or ``tcp_series.parquet``), with its columns
     checked; empty if the run kept no series."""
     import pandas as pd
+    import pyarrow as pa
+    from pandas.api.types import is_numeric_dtype
 
     path = folder / name
     if not path.exists():
         return pd.DataFrame(columns=list(SERIES_COLUMNS[name]))
+    data = read_bytes(path, argument)
     try:
-        table = pd.read_parquet(path)
-    except (OSError, ValueError) as e:
+        table = pd.read_parquet(io.BytesIO(data))
+    except (OSError, ValueError, pa.ArrowException) as e:
         raise _bad(path, f"is not a Parquet table ethersim wrote ({e})", argument) from None
     missing = [c for c in SERIES_COLUMNS[name] if c not in table.columns]
     if missing:
         raise _bad(path, f"lacks the columns {', '.join(missing)}", argument)
+    # The figures compute with times and values (an empty table's columns have no type).
+    text = [c for c in ("t_s", "value") if len(table) and not is_numeric_dtype(table[c])]
+    if text:
+        raise _bad(path, f"has columns that are not numbers: {', '.join(text)}", argument)
     return table
 
 
@@ -189,8 +209,9 @@ def read_csv(path: Path, argument: str, **options: Any) -> pd.DataFrame:
     """A CSV table of a reproduction's folder."""
     import pandas as pd
 
+    data = read_bytes(path, argument)
     try:
-        table: pd.DataFrame = pd.read_csv(path, **options)
+        table: pd.DataFrame = pd.read_csv(io.BytesIO(data), **options)
         return table
     except (OSError, ValueError) as e:
         raise _bad(path, f"is not a CSV table ({e})", argument) from None

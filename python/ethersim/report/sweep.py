@@ -471,24 +471,16 @@ def _sweep_section(store: Store, row: Mapping[Any, Any], first_id: int) -> dict[
 def _sweeps(store: Store, db: str, sweep: str | None) -> pd.DataFrame:
     """The database's sweeps (or the one named), with their provenance; a
     :class:`ScenarioError` when there is none or no such sweep."""
-    import duckdb
-
-    try:
-        frame = store.db.execute(
-            """SELECT s.sweep, s.file, s.scenario_file, s.base_seed, s.replications, s.cells,
-                      s.definition,
-                      count(r.run_id) FILTER (WHERE r.status = 'ok') AS ok,
-                      count(r.run_id) FILTER (WHERE r.status = 'failed') AS failed,
-                      coalesce(sum(r.wall_s), 0) AS wall_s
-               FROM sweeps s LEFT JOIN runs r USING (sweep)
-               GROUP BY ALL ORDER BY s.sweep"""
-        ).df()
-    except duckdb.Error:
-        raise ScenarioError(
-            f"{db!r} is a DuckDB file without ethersim's tables; expected a results "
-            "database of `ethersim sweep`",
-            "DB",
-        ) from None
+    # The Store has checked that the database holds ethersim's tables.
+    frame = store.db.execute(
+        """SELECT s.sweep, s.file, s.scenario_file, s.base_seed, s.replications, s.cells,
+                  s.definition,
+                  count(r.run_id) FILTER (WHERE r.status = 'ok') AS ok,
+                  count(r.run_id) FILTER (WHERE r.status = 'failed') AS failed,
+                  coalesce(sum(r.wall_s), 0) AS wall_s
+           FROM sweeps s LEFT JOIN runs r USING (sweep)
+           GROUP BY ALL ORDER BY s.sweep"""
+    ).df()
     if frame.empty:
         raise ScenarioError(f"{db!r} holds no sweep; expected a database with one", "DB")
     if sweep is not None:
@@ -521,10 +513,9 @@ def build_sweep_report(
     target = Path(out) if out is not None else default_sweep_report_path(db)
     check_writable_file(target, "--out")
     shown_db = os.fspath(db)
-    if not Path(db).is_file():
-        raise ScenarioError(f"{shown_db!r} is not a file; expected a results database", "DB")
     try:
-        store = Store(db, read_only=True)
+        # Not a regular file, or without ethersim's tables: a ScenarioError at DB.
+        store = Store(db, read_only=True, option="DB")
     except OutputError as e:
         raise ScenarioError(
             f"{shown_db!r} is not a DuckDB database ({e.message}); expected a results "

@@ -25,6 +25,7 @@ moment leaves every run either whole or absent.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Iterable
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from ethersim.sweeps.spec import SweepSpec
     from ethersim.sweeps.worker import Outcome
 
-__all__ = ["DEFAULT_DB", "Store"]
+__all__ = ["DEFAULT_DB", "Store", "finished_runs"]
 
 #: The database a sweep writes when no other is named (in the working folder).
 DEFAULT_DB = "ethersim-results.duckdb"
@@ -90,29 +91,112 @@ def _quote(identifier: str) -> str:
     return '"' + identifier.replace('"', '""') + '"'
 
 
-class Store:
-    """An open results database (created if absent). Use as a context manager."""
+def _columns(db: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
+    """The columns of each table and view of the database's main schema."""
+    rows = db.execute(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_catalog = current_database() AND table_schema = 'main'"
+    ).fetchall()
+    tables: dict[str, set[str]] = {}
+    for table, column in rows:
+        tables.setdefault(table, set()).add(column)
+    return tables
 
-    def __init__(self, path: str | Path = DEFAULT_DB, *, read_only: bool = False) -> None:
+
+@functools.cache
+def _our_columns() -> dict[str, set[str]]:
+    """The columns of each table ``_SCHEMA`` creates, read from an empty in-memory
+    database made with it (so that the check on opening follows the schema)."""
+    import duckdb
+
+    db = duckdb.connect()
+    try:
+        db.execute(_SCHEMA)
+        return _columns(db)
+    finally:
+        db.close()
+
+
+class Store:
+    """An open results database (created if absent). Use as a context manager.
+
+    ``option`` names where the path was given (``--db``) in the errors raised. Read-only,
+    the path must be a regular file (checked without blocking: DuckDB would wait on a
+    FIFO) holding ethersim's tables; with ``allow_empty``, a DuckDB file without any
+    table (one a sweep stopped before its first commit leaves) is accepted too, as
+    :attr:`empty` (nothing may be read from it then). To write, the path must be nothing
+    yet, a DuckDB file without any table (which is then initialised) or one with
+    ethersim's tables: another program's database is never added to. A file that is not
+    such a database is a :class:`ScenarioError` (exit status 2), saying what it holds."""
+
+    def __init__(
+        self,
+        path: str | Path = DEFAULT_DB,
+        *,
+        read_only: bool = False,
+        option: str = "--db",
+        allow_empty: bool = False,
+    ) -> None:
         import duckdb
 
         self.path = Path(path)
-        if read_only and not self.path.exists():
-            raise OutputError(f"no results database at {os.fspath(path)!r}")
-        if not read_only:
+        if read_only:
+            from ethersim.inputs import check_regular_file
+
+            check_regular_file(self.path, option, "results database")
+        else:
             # DuckDB updates its file in place: it must be a regular file or nothing yet,
             # never a device, FIFO, link or folder (see ethersim.safe_write).
             from ethersim.safe_write import check_writable_file
 
-            check_writable_file(self.path, "--db")
+            check_writable_file(self.path, option)
         try:
             self.db: duckdb.DuckDBPyConnection = duckdb.connect(
                 os.fspath(self.path), read_only=read_only
             )
         except duckdb.Error as e:
-            raise OutputError(f"cannot open results database {os.fspath(path)!r}: {e}") from None
-        if not read_only:
-            self._create()
+            raise OutputError(
+                f"cannot open results database {os.fspath(path)!r}: {e}", option
+            ) from None
+        #: Whether the database holds no table at all (read-only with ``allow_empty``).
+        self.empty = False
+        try:
+            self._check_tables(read_only=read_only, option=option, allow_empty=allow_empty)
+            if not read_only:
+                self._create()
+        except BaseException:
+            self.db.close()
+            raise
+
+    def _check_tables(self, *, read_only: bool, option: str, allow_empty: bool) -> None:
+        """Raises :class:`ScenarioError` unless the database holds ethersim's tables (each
+        with its columns), or no table at all where that is accepted (see the class)."""
+        present = _columns(self.db)
+        if all(columns <= present.get(t, set()) for t, columns in _our_columns().items()):
+            return
+        if not present and not read_only:
+            return  # initialised by _create
+        if not present and allow_empty:
+            self.empty = True
+            return
+        shown = os.fspath(self.path)
+        if present:
+            names = sorted(present)
+            more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+            holds = f"it holds other tables: {', '.join(names[:5])}{more}"
+        else:
+            holds = "it holds no table"
+        expected = (
+            "a results database of `ethersim sweep`"
+            if read_only
+            else "a results database of `ethersim sweep`, or a new file name (a sweep adds "
+            "nothing to another program's database)"
+        )
+        raise ScenarioError(
+            f"{shown!r} holds no ethersim sweep results: it is a DuckDB database without "
+            f"ethersim's tables ({holds}); expected {expected}",
+            option,
+        )
 
     def _create(self) -> None:
         self.db.execute("BEGIN")
@@ -461,6 +545,21 @@ class Store:
         """Whether the database holds a sweep of that name."""
         row = self.db.execute("SELECT count(*) FROM sweeps WHERE sweep = ?", [sweep]).fetchone()
         return row is not None and row[0] > 0
+
+
+def finished_runs(path: str | Path, sweep: str, option: str = "--db") -> set[str]:
+    """The ids of the runs of ``sweep`` stored as ``ok`` in the database at ``path``, for
+    a dry run: what a sweep writing it would skip. Nothing when there is no file yet or
+    a DuckDB file without any table (which the sweep would initialise). Raises what the
+    sweep would raise (a link, FIFO, device or folder at ``path``, another program's
+    database); creates and changes nothing."""
+    from ethersim.safe_write import check_writable_file
+
+    check_writable_file(path, option)
+    if not os.path.exists(path):
+        return set()
+    with Store(path, read_only=True, option=option, allow_empty=True) as store:
+        return set() if store.empty else store.finished(sweep)
 
 
 def _literal(text: str) -> str:
