@@ -354,7 +354,9 @@ def test_a_duckdb_file_that_is_not_a_sweeps_is_exit_2_naming_db(
         args = ["results", "s"] if command == "results" else ["plot", "s", "--x", "k", "--y", "m"]
         p = ethersim(*args, "--db", name, cwd=tmp_path)
         assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
-        assert f"error: --db: '{name}' cannot be read as a results database" in p.stderr
-        assert "expected a database written by `ethersim sweep`" in p.stderr
+        # Refused as it opens (no ethersim tables), or as it is read (tables of another
+        # shape): either way bad input naming --db and what is expected.
+        assert p.stderr.startswith(f"error: --db: '{name}' "), p.stderr
+        assert "`ethersim sweep`" in p.stderr and "expected a" in p.stderr, p.stderr
         assert "Traceback" not in p.stderr
     assert sorted(f.name for f in tmp_path.iterdir()) == ["empty.duckdb", "other.duckdb"]
