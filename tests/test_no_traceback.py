@@ -121,16 +121,21 @@ def _commands() -> list[tuple[tuple[str, ...], list[str]]]:
 COMMANDS = _commands()
 
 
+#: Text a command line can carry: anything but NUL, which no argv string can hold (each
+#: is a C string), so a shell never passes one and only an in-process call could.
+ARGUMENT_TEXT = st.text(st.characters(exclude_characters="\x00"), max_size=12)
+
+
 @st.composite
 def hostile_command_lines(draw: st.DrawFn) -> list[str]:
     path, options = draw(st.sampled_from(COMMANDS))
     args = list(path)
     # A positional argument (a file, a name) as often as not, from the hostile pool.
     if draw(st.booleans()):
-        args.append(draw(st.sampled_from(HOSTILE_VALUES) | st.text(max_size=12)))
+        args.append(draw(st.sampled_from(HOSTILE_VALUES) | ARGUMENT_TEXT))
     chosen = draw(st.lists(st.sampled_from(options), max_size=3, unique=True)) if options else []
     for option in chosen:
-        args += [option, draw(st.sampled_from(HOSTILE_VALUES) | st.text(max_size=12))]
+        args += [option, draw(st.sampled_from(HOSTILE_VALUES) | ARGUMENT_TEXT)]
     # Never a command that would run long for real: every line carries a bad value, and
     # a reproduction at most its quick grid.
     if args[0] in ("reproduce", "bench", "sweep") and not chosen:
