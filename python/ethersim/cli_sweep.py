@@ -175,9 +175,11 @@ def _kept(spec: SweepSpec, db: Path) -> str:
     if not db.exists():
         return "nothing was written"
     try:
-        with Store(db, read_only=True) as store:
+        # A sweep stopped before its database had its tables leaves a DuckDB file holding
+        # none: no run is stored there.
+        with Store(db, read_only=True, allow_empty=True) as store:
             try:
-                ids = store.stored(spec.name)
+                ids = set() if store.empty else store.stored(spec.name)
             except duckdb.CatalogException:
                 ids = set()  # stopped while the database was being made: no table yet
     except (EthersimError, duckdb.Error):
