@@ -111,3 +111,53 @@ def test_the_long_files_listed_still_exist_and_are_long() -> None:
         assert path.exists(), f"{name} is gone: remove it from LONG_FILES"
         lines = len(path.read_text(encoding="utf-8").splitlines())
         assert lines > MAX_LINES, f"{name} has {lines} lines now: remove it from LONG_FILES"
+
+
+#: How many core files outside its own room name each link or port mechanism today
+#: (`scripts/mechanism-reach`). The attachment seam aims at three each (docs/architecture.md,
+#: "Adding a port mechanism"); until then each count may only fall: lower it here when a
+#: change lowers it.
+MECHANISM_REACH = {
+    "Low Power Idle": 14,
+    "PAUSE": 14,
+    "rate switching": 10,
+    "token-bucket shaper": 10,
+    "CSMA/CD": 12,
+}
+
+
+def _mechanism_reach():
+    import importlib.machinery
+    import importlib.util
+
+    path = ROOT / "scripts" / "mechanism-reach"
+    loader = importlib.machinery.SourceFileLoader("mechanism_reach", str(path))
+    spec = importlib.util.spec_from_loader("mechanism_reach", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def test_no_mechanism_reaches_further_into_the_core() -> None:
+    reach = _mechanism_reach()
+    assert set(reach.MECHANISMS) == set(MECHANISM_REACH)
+    for name, (pattern, room) in reach.MECHANISMS.items():
+        files = reach.reach(pattern, room)
+        listed = MECHANISM_REACH[name]
+        assert len(files) <= listed, f"{name} now reaches {len(files)} files: {files}"
+        assert len(files) == listed, (
+            f"{name} reaches {len(files)} files now, fewer than listed: lower MECHANISM_REACH"
+        )
+
+
+def test_the_reach_checker_sees_a_mechanism_named_outside_its_room(tmp_path) -> None:
+    # The checker itself: a file outside the room that names the mechanism is counted,
+    # one inside it or naming it only in a comment or a unit test is not.
+    reach = _mechanism_reach()
+    (tmp_path / "room").mkdir()
+    (tmp_path / "room" / "shaper.rs").write_text("pub struct TokenBucket;\n")
+    (tmp_path / "uses.rs").write_text("use crate::room::shaper::TokenBucket;\n")
+    (tmp_path / "comment.rs").write_text("// a TokenBucket in a comment\nfn f() {}\n")
+    (tmp_path / "tested.rs").write_text("fn f() {}\n#[cfg(test)]\nmod t { use TokenBucket; }\n")
+    reach.CORE = tmp_path
+    assert reach.reach(r"\bTokenBucket\b", ["room/"]) == ["uses.rs"]

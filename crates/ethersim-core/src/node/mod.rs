@@ -2,20 +2,24 @@
 //! variability of their software), switches (store-and-forward, output-queued), the
 //! ports through which both send, and the policies that may watch a port's queue.
 
+pub mod attach;
 pub mod headroom;
 pub mod host;
 pub mod pause;
 pub mod policy;
 pub mod port;
 pub mod queue;
+pub mod shaper;
 pub mod switch;
 pub mod variability;
 
+pub use attach::{Attachments, Moment, PortAttachment};
 pub use headroom::{PauseInput, RateRange};
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
 pub use pause::{PauseHold, PausePortReport, PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
 pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
 pub use port::{CutOff, InterruptJitter, NextTx, Port, PortStats};
 pub use queue::{DropTailQueue, QueueLimits, Queued};
+pub use shaper::{ShaperPortReport, Shapers, TokenBucket};
 pub use switch::Switch;
 pub use variability::{Empirical, EmpiricalError, HostTiming, Variability};

@@ -226,6 +226,30 @@ pub struct PauseHold {
     pub refresh: Timer,
 }
 
+impl PauseHold {
+    /// An output's threshold took hold of this input with a pause time of `quanta`
+    /// (`release`: freed by a pause of 0). True if it is the first holder: the input's
+    /// partner is to be paused now.
+    pub fn take(&mut self, quanta: u16, release: bool) -> bool {
+        self.holders += 1;
+        self.quanta = quanta;
+        self.release = release;
+        self.holders == 1
+    }
+
+    /// An output let go of this input. When it was the last, the refresh stops and the
+    /// answer says whether the partner is released at once with a pause of 0
+    /// (`Some(true)`) or its pause runs out (`Some(false)`); `None` while others hold.
+    pub fn let_go(&mut self) -> Option<bool> {
+        self.holders -= 1;
+        if self.holders > 0 {
+            return None;
+        }
+        self.refresh.cancel();
+        Some(self.release)
+    }
+}
+
 /// Every `every`, a PAUSE of `quanta` (from `start`, until `stop` or `count` frames).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PeriodicPause {

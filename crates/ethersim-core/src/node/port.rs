@@ -24,6 +24,7 @@ use crate::wire::PacketRef;
 
 use crate::stats::IdleIntervals;
 
+use super::attach::Attachments;
 use super::pause::PortPause;
 use super::policy::{PortPolicy, QueueView};
 use super::queue::{DropTailQueue, QueueLimits, Queued};
@@ -129,10 +130,9 @@ pub struct Port {
     pub tx_interrupt: Duration,
     /// Variation of the interrupt service time, if the host's varies (boxed: most do not).
     pub interrupt_jitter: Option<Box<InterruptJitter>>,
-    /// The mechanisms other than the queue policy that watch the queue's moments, as bits
-    /// ([`Port::HOOK_THRESHOLD`], [`Port::HOOK_RATE`], [`Port::HOOK_LPI`]); with any, the
-    /// end of each transmission is an event.
-    pub hooks: u8,
+    /// The mechanisms other than the queue policy that are shown the queue's moments
+    /// (`node/attach.rs`); with any, the end of each transmission is an event.
+    pub attachments: Attachments,
     /// IEEE 802.3x flow control (boxed: it is off every frame's path).
     pub pause: Box<PortPause>,
     queue: DropTailQueue,
@@ -145,13 +145,6 @@ pub struct Port {
 }
 
 impl Port {
-    /// Threshold PAUSE watches this port's buffer (a switch output).
-    pub const HOOK_THRESHOLD: u8 = 1;
-    /// The link's rate policy watches this port's queue.
-    pub const HOOK_RATE: u8 = 2;
-    /// The link's Low Power Idle PHY watches this port.
-    pub const HOOK_LPI: u8 = 4;
-
     /// A port of `node` at end `end` of `link`, facing `peer`, holding at most `limits`.
     pub fn new(node: NodeId, link: LinkId, end: usize, peer: PortId, limits: QueueLimits) -> Self {
         Port {
@@ -166,7 +159,7 @@ impl Port {
             captured: false,
             tx_interrupt: Duration::ZERO,
             interrupt_jitter: None,
-            hooks: 0,
+            attachments: Attachments::default(),
             pause: Box::default(),
             queue: DropTailQueue::new(limits),
             control: VecDeque::with_capacity(4),

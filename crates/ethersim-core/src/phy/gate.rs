@@ -28,11 +28,15 @@ pub enum Closer {
     /// The host's driver: after each frame the controller waits for the host to service
     /// its interrupt before it can start the next one. Holds data frames only.
     Driver = 4,
+    /// A token-bucket shaper whose credit is below zero (`node/shaper.rs`). Holds data
+    /// frames only.
+    Shaper = 5,
 }
 
 impl Closer {
     /// Every closer, in slot order.
-    pub const ALL: [Closer; 5] = [Closer::Link, Closer::Phy, Closer::Pause, Closer::Policy, Closer::Driver];
+    pub const ALL: [Closer; 6] =
+        [Closer::Link, Closer::Phy, Closer::Pause, Closer::Policy, Closer::Driver, Closer::Shaper];
 
     /// Whether this closer also holds MAC control frames.
     pub const fn holds_control(self) -> bool {
@@ -47,6 +51,7 @@ impl Closer {
             Closer::Pause => "pause",
             Closer::Policy => "policy",
             Closer::Driver => "driver",
+            Closer::Shaper => "shaper",
         }
     }
 }
@@ -75,7 +80,7 @@ pub enum GateState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxGate {
     /// Per closer: closed until this instant (at or before now: open; `NEVER`: until opened).
-    until: [SimTime; 5],
+    until: [SimTime; Closer::ALL.len()],
     /// The latest of `until`: at or before now, every closer is open (the common case,
     /// answered with one comparison).
     latest: SimTime,
@@ -83,7 +88,7 @@ pub struct TxGate {
 
 impl Default for TxGate {
     fn default() -> Self {
-        TxGate { until: [SimTime::ZERO; 5], latest: SimTime::ZERO }
+        TxGate { until: [SimTime::ZERO; Closer::ALL.len()], latest: SimTime::ZERO }
     }
 }
 

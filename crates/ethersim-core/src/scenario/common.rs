@@ -5,7 +5,7 @@
 use crate::ids::FlowId;
 use crate::node::QueueLimits;
 use crate::scenario::error::ScenarioError;
-use crate::scenario::schema::{BufferSpec, Scenario};
+use crate::scenario::schema::{BufferSpec, LinkSpec, Scenario};
 use crate::sim::Flow;
 use crate::time::{BitRate, Duration, SimTime};
 use crate::wire::ethernet;
@@ -47,6 +47,22 @@ pub(super) fn buffer_limits(buf: &BufferSpec, path: &str, largest_frame: u64) ->
         frames: buf.frames,
         counts_in_service: buf.counts_in_service,
     })
+}
+
+/// Which ends of the link `spec` transmit through the mechanism: both without `from`,
+/// else the end of the node `from` names (an error at `path` if it names neither).
+pub(super) fn ends_from(spec: &LinkSpec, from: Option<&str>, path: &str) -> Result<[bool; 2]> {
+    let Some(node) = from else { return Ok([true, true]) };
+    match spec.between.iter().position(|n| n == node) {
+        Some(e) => Ok([e == 0, e == 1]),
+        None => Err(ScenarioError::at(
+            path,
+            format!(
+                "{node:?} is not an end of this link; expected {:?} or {:?}",
+                spec.between[0], spec.between[1]
+            ),
+        )),
+    }
 }
 
 pub(super) fn positive_rate(r: BitRate, path: &str) -> Result<BitRate> {

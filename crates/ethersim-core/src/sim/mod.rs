@@ -4,6 +4,7 @@
 //! Assembly is not execution: the scenario layer validates a description and builds a
 //! [`Network`]; [`Simulation`] runs it. Nothing here reads a file or a clock.
 
+pub mod attach;
 pub mod event;
 pub mod flows;
 mod handlers;

@@ -45,6 +45,8 @@ pub struct Network {
     pub trace: Trace,
     /// MPI jobs, for their results.
     pub jobs: Vec<crate::app::mpi::MpiJob>,
+    /// The token buckets of shaped ports (`node/shaper.rs`).
+    pub shapers: crate::node::Shapers,
     /// Packet captures of ports (each port's `captured` says whether it has one).
     pub captures: Vec<crate::capture::PortCapture>,
     /// Flows not yet complete.
@@ -87,6 +89,7 @@ impl Network {
             window: None,
             jobs: Vec::new(),
             captures: Vec::new(),
+            shapers: crate::node::Shapers::default(),
             active_flows,
             open_endpoints,
             in_flight: 0,
@@ -94,8 +97,9 @@ impl Network {
     }
 
     /// Schedules what starts by itself: every endpoint's first poll at its start, every
-    /// link's first outage, rate-policy timer and capacity redraw, and every periodic PAUSE generator's
-    /// first frame.
+    /// link's first outage, the link mechanisms' starts, the measurement window's edges,
+    /// then the port mechanisms' starts (`sim/attach.rs`). Events at one instant run in
+    /// the order they were scheduled, so this order is part of every result.
     pub fn schedule_starts(&mut self, sched: &mut Scheduler<Event>) {
         for (i, e) in self.endpoints.iter_mut().enumerate() {
             let endpoint = crate::ids::EndpointId(i as u32);
@@ -106,36 +110,12 @@ impl Network {
                 sched.schedule_at(t, Event::OutageStart { link: crate::ids::LinkId(i as u32) });
             }
         }
-        for i in 0..self.links.len() {
-            let link = crate::ids::LinkId(i as u32);
-            self.arm_rate_timer(sched, link);
-            self.start_capacity(sched, link);
-        }
+        self.start_link_mechanisms(sched);
         if let Some(w) = self.window.as_deref() {
             sched.schedule_at(w.from, Event::Window { edge: 0 });
             sched.schedule_at(w.until, Event::Window { edge: 1 });
         }
-        for (i, p) in self.ports.iter().enumerate() {
-            if let Some(g) = p.pause.periodic {
-                sched.schedule_at(g.start, Event::PauseTick { port: crate::ids::PortId(i as u32) });
-            }
-        }
-        // An LPI PHY idle from the start asks its policy when to sleep at the start, after
-        // every other start at that instant (a frame or PAUSE due at 0 finds it awake).
-        for i in 0..self.links.len() {
-            let link = crate::ids::LinkId(i as u32);
-            if let Some(eee) = self.links[i].eee.as_deref_mut() {
-                for (u, unit) in eee.units.iter_mut().enumerate() {
-                    unit.pending = crate::phy::Pending::Idle;
-                    let unit_id = u as u8;
-                    sched.arm(&mut unit.timer, SimTime::ZERO, |generation| Event::LpiTimer {
-                        link,
-                        unit: unit_id,
-                        generation,
-                    });
-                }
-            }
-        }
+        self.start_port_mechanisms(sched);
     }
 
     /// The measurement window's start (`edge` 0) or end (1): the counters are read.
@@ -253,17 +233,9 @@ impl Model for Network {
                 self.on_arrival(sched, link, usize::from(dir), generation);
             }
             Event::OutageStart { link } => self.on_outage_start(sched, link),
-            Event::PauseRefresh { port, generation } => self.on_pause_refresh(sched, port, generation),
-            Event::PauseTick { port } => self.on_pause_tick(sched, port),
-            Event::RateTimer { link, generation } => self.on_rate_timer(sched, link, generation),
-            Event::CapacityRedraw { link, generation } => self.on_capacity_redraw(sched, link, generation),
-            Event::LpiTimer { link, unit, generation } => {
-                self.on_lpi_timer(sched, link, usize::from(unit), generation);
+            Event::Mechanism { target, timer, generation } => {
+                self.on_mechanism_event(sched, target, timer, generation);
             }
-            Event::Csma { link, station, generation } => {
-                self.on_csma_timer(sched, link, usize::from(station), generation);
-            }
-            Event::BusDelivery { link, generation } => self.on_bus_delivery(sched, link, generation),
             Event::Window { edge } => self.on_window_edge(sched.now(), edge),
         }
     }

@@ -25,6 +25,7 @@ mod rate_switching;
 mod routing;
 mod saturating;
 mod seams;
+mod shaper;
 mod steady_state;
 mod switch_drops;
 mod tcp;

@@ -14,7 +14,7 @@ use crate::wire::Role as End;
 
 use super::eee::link_eee;
 use super::rate::rate_switching;
-use crate::scenario::common::{flow_named, Result};
+use crate::scenario::common::{ends_from, flow_named, Result};
 
 /// One link object per `[[links]]` entry: link `i` joins ports `2i` and `2i + 1`.
 pub(super) fn links(s: &Scenario) -> Result<Vec<Link>> {
@@ -57,21 +57,7 @@ pub(super) fn capacity(s: &Scenario, spec: &LinkSpec, i: usize) -> Result<Option
     if c.mean_hold.0 == Duration::ZERO {
         return Err(ScenarioError::at(format!("{path}.mean_hold"), "must be greater than 0 s"));
     }
-    let dirs = match c.from.as_deref() {
-        None => [true, true],
-        Some(node) => match spec.between.iter().position(|n| n == node) {
-            Some(e) => [e == 0, e == 1],
-            None => {
-                return Err(ScenarioError::at(
-                    format!("{path}.from"),
-                    format!(
-                        "{node:?} is not an end of this link; expected {:?} or {:?}",
-                        spec.between[0], spec.between[1]
-                    ),
-                ))
-            }
-        },
-    };
+    let dirs = ends_from(spec, c.from.as_deref(), &format!("{path}.from"))?;
     let stream = rng::stream(s.seed, &format!("link:{}-{}.capacity", spec.between[0], spec.between[1]));
     Ok(Some(CapacityProcess::new(min, max, c.mean_hold.0, dirs, stream)))
 }

@@ -10,12 +10,13 @@ mod pause;
 mod rate;
 mod segment;
 mod series;
+mod shaper;
 mod tcp;
 mod warnings;
 
 use crate::engine::RunLimits;
 use crate::ids::NodeId;
-use crate::node::Port;
+use crate::node::PortAttachment;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Scenario;
 use crate::scenario::topology::Topology;
@@ -125,13 +126,14 @@ pub fn build(s: &Scenario) -> Result<Built> {
         for (end, p) in l.ends.into_iter().enumerate() {
             // A policy scaling one output port watches that port's queue alone.
             if rate.is_some_and(|r| r.scales(end)) {
-                ports[p.index()].hooks |= Port::HOOK_RATE;
+                ports[p.index()].attachments.attach(PortAttachment::RateSwitching);
             }
             if l.eee.is_some() {
-                ports[p.index()].hooks |= Port::HOOK_LPI;
+                ports[p.index()].attachments.attach(PortAttachment::LowPowerIdle);
             }
         }
     }
+    let shapers = shaper::shapers(s, &links, &mut ports)?;
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;
@@ -141,6 +143,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names.clone(), nodes, ports, links, endpoints, flows);
     network.trace = trace;
+    network.shapers = shapers;
     record_idle_intervals(s, &jobs, &mut network);
     network.jobs = jobs;
     network.window = window.map(Box::new);

@@ -2,7 +2,9 @@
 //! generators and their headroom, the periodic generators.
 
 use crate::ids::PortId;
-use crate::node::{headroom, PauseInput, PauseReceiver, PeriodicPause, Port, RateRange, ThresholdPause};
+use crate::node::{
+    headroom, PauseInput, PauseReceiver, PeriodicPause, Port, PortAttachment, RateRange, ThresholdPause,
+};
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{LinkSpec, Scenario};
@@ -26,7 +28,7 @@ pub(super) fn flow_control(s: &Scenario, topo: &Topology, links: &[Link], ports:
             // PAUSE is for full-duplex links (IEEE 802.3 Annex 31B): not on a segment.
             if let Some(t) = threshold.as_ref().filter(|_| link < s.links.len()) {
                 p.pause.threshold = Some(t.clone());
-                p.hooks |= Port::HOOK_THRESHOLD;
+                p.attachments.attach(PortAttachment::ThresholdPause);
             }
         }
     }

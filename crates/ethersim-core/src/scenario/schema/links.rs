@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{default_mtu, zero_time};
 use super::eee::EeeSpec;
 use super::rate::RateSwitchingSpec;
+use super::shaper::ShaperSpec;
 
 /// A full-duplex point-to-point link; each direction has the same rate and delay.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -46,6 +47,10 @@ pub struct LinkSpec {
     /// `rate`. Not with `rate_switching`.
     #[serde(default)]
     pub capacity: Option<CapacitySpec>,
+    /// A token-bucket shaper on the link's transmitters (one end's with `from`).
+    /// Default none.
+    #[serde(default)]
+    pub shaper: Option<ShaperSpec>,
 }
 
 /// Capacity redrawn at random: uniform over [`min`, `max`] (whole bit/s), held for

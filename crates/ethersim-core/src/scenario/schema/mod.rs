@@ -14,6 +14,7 @@ mod nodes;
 mod pause;
 mod rate;
 mod segment;
+mod shaper;
 mod tcp;
 
 pub use self::apps::{
@@ -36,6 +37,7 @@ pub use self::rate::{
 };
 
 pub use self::segment::{RepeaterSpec, SegmentSpec, StationSpec};
+pub use self::shaper::ShaperSpec;
 pub use self::tcp::{CongestionControlName, TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};
 
 use crate::scenario::units::DurationSpec;

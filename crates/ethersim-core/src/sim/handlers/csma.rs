@@ -6,6 +6,7 @@ use crate::engine::{Generation, Scheduler, Timer};
 use crate::ids::{LinkId, PortId};
 use crate::phy::bus::{Handover, HeldFrame};
 use crate::phy::{Bus, Channel, FrameClass, MacState, MacStep};
+use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::sim::trace::{DropReason, TraceRecord};
@@ -44,17 +45,21 @@ fn fires(sched: &mut Scheduler<Event>, timer: &mut Timer, generation: Generation
 /// `event` for a new generation of its timer.
 fn with_generation(event: Event, generation: Generation) -> Event {
     match event {
-        Event::Csma { link, station, .. } => Event::Csma { link, station, generation },
-        Event::BusDelivery { link, .. } => Event::BusDelivery { link, generation },
+        Event::Mechanism { target, timer, .. } => Event::Mechanism { target, timer, generation },
         other => other,
     }
 }
 
 impl Network {
     /// `port`, a station of a segment, may start a frame of `class`: its MAC takes it and
-    /// starts deferring.
+    /// starts deferring. Returns the frame's length.
     #[inline(never)]
-    pub(in crate::sim) fn bus_take(&mut self, sched: &mut Scheduler<Event>, port: PortId, class: FrameClass) {
+    pub(in crate::sim) fn bus_take(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        class: FrameClass,
+    ) -> u32 {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
         let link = p.link;
@@ -65,6 +70,7 @@ impl Network {
         let held = HeldFrame { pkt: frame.pkt, len: frame.len, class, dst, since: now, collisions: 0 };
         let step = bus.take(i, now, held);
         self.carry_out(sched, link, i, step);
+        frame.len
     }
 
     #[inline(never)]
@@ -76,7 +82,7 @@ impl Network {
         generation: Generation,
     ) {
         let bus = bus_of(&mut self.links, link);
-        let event = Event::Csma { link, station: i as u16, generation };
+        let event = MechanismTimer::Csma { station: i as u16 }.event(link.0, generation);
         if !fires(sched, &mut bus.stations[i].timer, generation, event) {
             return;
         }
@@ -93,7 +99,7 @@ impl Network {
         let frame = match step {
             MacStep::Wait(at) => {
                 if !at.is_never() {
-                    let event = Event::Csma { link, station: i as u16, generation: 0 };
+                    let event = MechanismTimer::Csma { station: i as u16 }.event(link.0, 0);
                     arm(sched, &mut bus.stations[i].timer, at, event);
                 }
                 let st = &bus.stations[i];
@@ -112,7 +118,7 @@ impl Network {
                     }
                 }
                 let mut arm_other = |k: usize, timer: &mut crate::engine::Timer, at: SimTime| {
-                    arm(sched, timer, at, Event::Csma { link, station: k as u16, generation: 0 });
+                    arm(sched, timer, at, MechanismTimer::Csma { station: k as u16 }.event(link.0, 0));
                 };
                 if st.state == MacState::Transmitting && st.tx_start == now {
                     // It started now: stations already sending detect the collision.
@@ -133,7 +139,7 @@ impl Network {
             let gap = bus.medium.bits(8 * INTER_FRAME_GAP.get());
             match bus.deliver(i, now, &frame) {
                 Handover::Event(at, generation) => {
-                    schedule(sched, at, Event::BusDelivery { link, generation });
+                    schedule(sched, at, MechanismTimer::BusDelivery.event(link.0, generation));
                 }
                 Handover::Queued => {}
                 // Routes lead every frame a station sends to a station that takes it.
@@ -164,12 +170,17 @@ impl Network {
         generation: Generation,
     ) {
         let bus = bus_of(&mut self.links, link);
-        if !fires(sched, &mut bus.delivery_timer, generation, Event::BusDelivery { link, generation }) {
+        if !fires(
+            sched,
+            &mut bus.delivery_timer,
+            generation,
+            MechanismTimer::BusDelivery.event(link.0, generation),
+        ) {
             return;
         }
         let (d, next) = bus.arrive(sched.now());
         if let Some((at, generation)) = next {
-            schedule(sched, at, Event::BusDelivery { link, generation });
+            schedule(sched, at, MechanismTimer::BusDelivery.event(link.0, generation));
         }
         self.receive(sched, d.port, d.pkt);
     }

@@ -57,9 +57,7 @@ impl Network {
             Node::Switch(sw) => match sw.route(self.packets.get(r).dst) {
                 Some(out) => {
                     self.port_send(sched, out, r);
-                    if self.ports[out.index()].hooks & crate::node::Port::HOOK_THRESHOLD != 0 {
-                        self.threshold_after_arrival(sched, port, out);
-                    }
+                    self.show_attachments(sched, out, crate::node::Moment::Forwarded { from: port });
                 }
                 // Validation guarantees a route to every destination an endpoint names.
                 None => self.lose(now, r, None, node, DropReason::Unroutable),

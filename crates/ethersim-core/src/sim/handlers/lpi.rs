@@ -6,23 +6,41 @@
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
+use crate::node::Moment;
 use crate::phy::{Closer, LpiState, Pending, When};
+use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::time::SimTime;
 
 impl Network {
+    /// A moment of `port`'s queue, an end of a link with LPI PHYs: an idle port may let
+    /// its PHY sleep; a frame queued at a sleeping PHY may wake it (a MAC control frame
+    /// does, at once). An awake or waking PHY sends a queued frame in its turn, and has
+    /// nothing to do as a frame starts.
+    // Inlined, with the two below, into the attachments' out-of-line entry for the
+    // moment (`sim/attach.rs`): one call from the frame's path.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(in crate::sim) fn lpi_moment(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment) {
+        match moment {
+            // Shown only for a frame queued at a gate held until opened, a sleeping
+            // PHY's (its watch mask, `node/attach.rs`): an awake or waking one sends the
+            // frame in its turn.
+            Moment::Enqueued(_) => self.lpi_on_enqueue(sched, port, false),
+            Moment::ControlQueued => self.lpi_on_enqueue(sched, port, true),
+            Moment::Empty => self.lpi_on_idle(sched, port),
+            Moment::Dequeued(_) | Moment::Forwarded { .. } => {}
+        }
+    }
+
     /// A frame (data or MAC control) joined `port`'s queue: a PHY that is not Active
     /// asks its policy when to wake.
     /// A MAC control frame (`control`) wakes the PHY at once whatever the policy
     /// (coalescing holds data only: a PAUSE held back would defeat it).
-    #[inline(never)]
-    pub(in crate::sim) fn lpi_on_enqueue(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        port: PortId,
-        control: bool,
-    ) {
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn lpi_on_enqueue(&mut self, sched: &mut Scheduler<Event>, port: PortId, control: bool) {
         let now = sched.now();
         let (link, end) = (self.ports[port.index()].link, self.ports[port.index()].end);
         let l = &mut self.links[link.index()];
@@ -54,10 +72,8 @@ impl Network {
                         if unit.pending != Pending::Wake || unit.timer.deadline().is_some_and(|d| t < d) =>
                     {
                         unit.pending = Pending::Wake;
-                        sched.arm(&mut unit.timer, t, |generation| Event::LpiTimer {
-                            link,
-                            unit: u as u8,
-                            generation,
+                        sched.arm(&mut unit.timer, t, |generation| {
+                            MechanismTimer::Lpi { unit: u as u8 }.event(link.0, generation)
                         });
                     }
                     When::At(_) | When::Never => {}
@@ -68,8 +84,8 @@ impl Network {
 
     /// `port` went idle with nothing waiting: if every port of its PHY is, the policy
     /// says when to sleep.
-    #[inline(never)]
-    pub(in crate::sim) fn lpi_on_idle(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+    #[inline]
+    fn lpi_on_idle(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let (link, end) = (self.ports[port.index()].link, self.ports[port.index()].end);
         let Some(eee) = self.links[link.index()].eee.as_deref() else { return };
         let u = eee.unit_of(end);
@@ -110,10 +126,8 @@ impl Network {
             }
             When::At(t) => {
                 unit.pending = Pending::Sleep;
-                sched.arm(&mut unit.timer, t, |generation| Event::LpiTimer {
-                    link,
-                    unit: u as u8,
-                    generation,
+                sched.arm(&mut unit.timer, t, |generation| {
+                    MechanismTimer::Lpi { unit: u as u8 }.event(link.0, generation)
                 });
             }
             When::Never => {}
@@ -176,7 +190,7 @@ impl Network {
     ) {
         let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
         let unit = &mut eee.units[u];
-        let event = |generation| Event::LpiTimer { link, unit: u as u8, generation };
+        let event = |generation| MechanismTimer::Lpi { unit: u as u8 }.event(link.0, generation);
         if !sched.timer_fires(&mut unit.timer, generation, event) {
             return;
         }
@@ -195,6 +209,23 @@ impl Network {
                 }
             }
             Pending::None => {}
+        }
+    }
+
+    /// Every LPI PHY asks its policy when to sleep at the start, as if it had just gone
+    /// idle (`Pending::Idle`: the timer finds out whether it still is).
+    pub(in crate::sim) fn start_lpi(&mut self, sched: &mut Scheduler<Event>) {
+        for i in 0..self.links.len() {
+            let link = LinkId(i as u32);
+            if let Some(eee) = self.links[i].eee.as_deref_mut() {
+                for (u, unit) in eee.units.iter_mut().enumerate() {
+                    unit.pending = Pending::Idle;
+                    let unit_id = u as u8;
+                    sched.arm(&mut unit.timer, SimTime::ZERO, |generation| {
+                        MechanismTimer::Lpi { unit: unit_id }.event(link.0, generation)
+                    });
+                }
+            }
         }
     }
 }

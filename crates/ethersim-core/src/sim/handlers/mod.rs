@@ -11,3 +11,4 @@ mod lpi;
 mod pause;
 mod port;
 mod rate;
+mod shaper;

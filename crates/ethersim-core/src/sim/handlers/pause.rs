@@ -5,7 +5,9 @@
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
+use crate::node::Moment;
 use crate::phy::Closer;
+use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::sim::trace::TraceRecord;
@@ -62,19 +64,29 @@ impl Network {
         self.send_control_frame(sched, port, mac_control::pause_frame(src, dst, quanta, sched.now()));
     }
 
+    /// A moment of output `out`'s queue, which has threshold flow control: a frame
+    /// forwarded to it may pause its input's partner; one leaving may release inputs.
+    // Inlined into the attachments' dispatch (`sim/attach.rs`): an arrival below the
+    // high-water mark costs a test on the frame's path, as before the seam.
+    #[inline]
+    pub(in crate::sim) fn threshold_moment(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        out: PortId,
+        moment: Moment,
+    ) {
+        match moment {
+            Moment::Forwarded { from } => self.threshold_after_arrival(sched, from, out),
+            Moment::Dequeued(_) | Moment::Empty => self.threshold_after_departure(sched, out),
+            Moment::Enqueued(_) | Moment::ControlQueued => {}
+        }
+    }
+
     /// A frame that arrived through switch port `input` was offered to output `out`,
     /// which has threshold flow control: at the high-water mark, `input`'s partner is
     /// paused on `out`'s behalf.
-    // Inlined where frames arrive (a link's arrival; a segment's delivery, out of line):
-    // with two callers the compiler stopped inlining it into the arrival path.
-    #[allow(clippy::inline_always)]
-    #[inline(always)]
-    pub(in crate::sim) fn threshold_after_arrival(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        input: PortId,
-        out: PortId,
-    ) {
+    #[inline]
+    fn threshold_after_arrival(&mut self, sched: &mut Scheduler<Event>, input: PortId, out: PortId) {
         let now = sched.now();
         let (held, _) = self.ports[out.index()].queue().held_at(now);
         if !self.ports[out.index()].pause.threshold.as_ref().is_some_and(|t| t.at_high_water(held)) {
@@ -88,11 +100,7 @@ impl Network {
         let Some(t) = self.ports[out.index()].pause.threshold.as_mut() else { return };
         if t.on_arrival(held, input) {
             let (quanta, release) = (t.quanta, t.release);
-            let hold = &mut self.ports[input.index()].pause.hold;
-            hold.holders += 1;
-            hold.quanta = quanta;
-            hold.release = release;
-            if hold.holders == 1 {
+            if self.ports[input.index()].pause.hold.take(quanta, release) {
                 self.send_pause(sched, input, quanta);
                 self.arm_pause_refresh(sched, input);
             }
@@ -102,7 +110,8 @@ impl Network {
     /// Output `out` sent a frame or went idle: if its buffer drained to the low-water
     /// mark, the inputs it held paused are released (each with a pause time of 0, once no
     /// other output holds it, or by letting its pause run out).
-    pub(in crate::sim) fn threshold_after_departure(&mut self, sched: &mut Scheduler<Event>, out: PortId) {
+    #[inline(never)]
+    fn threshold_after_departure(&mut self, sched: &mut Scheduler<Event>, out: PortId) {
         let now = sched.now();
         loop {
             let p = &mut self.ports[out.index()];
@@ -110,13 +119,8 @@ impl Network {
             let Some(input) = p.pause.threshold.as_mut().and_then(|t| t.next_released(held)) else {
                 return;
             };
-            let hold = &mut self.ports[input.index()].pause.hold;
-            hold.holders -= 1;
-            if hold.holders == 0 {
-                hold.refresh.cancel();
-                if hold.release {
-                    self.send_pause(sched, input, 0);
-                }
+            if self.ports[input.index()].pause.hold.let_go() == Some(true) {
+                self.send_pause(sched, input, 0);
             }
         }
     }
@@ -134,7 +138,7 @@ impl Network {
         // Never sooner than a PAUSE frame takes on the wire (a pause of a few quanta).
         let at = sched.now() + half.max(mac_control::frame_time(self.tx_rate(input)));
         let timer = &mut self.ports[input.index()].pause.hold.refresh;
-        sched.arm(timer, at, |generation| Event::PauseRefresh { port: input, generation });
+        sched.arm(timer, at, |generation| MechanismTimer::PauseRefresh.event(input.0, generation));
     }
 
     pub(in crate::sim) fn on_pause_refresh(
@@ -144,9 +148,9 @@ impl Network {
         generation: Generation,
     ) {
         let hold = &mut self.ports[port.index()].pause.hold;
-        if !sched
-            .timer_fires(&mut hold.refresh, generation, |generation| Event::PauseRefresh { port, generation })
-            || hold.holders == 0
+        if !sched.timer_fires(&mut hold.refresh, generation, |generation| {
+            MechanismTimer::PauseRefresh.event(port.0, generation)
+        }) || hold.holders == 0
         {
             return;
         }
@@ -163,8 +167,17 @@ impl Network {
         let Some(g) = self.ports[port.index()].pause.periodic.as_mut() else { return };
         let quanta = mac_control::quanta_for(g.pause, rate).unwrap_or(mac_control::MAX_QUANTA);
         if let Some(next) = g.next_after(now) {
-            sched.schedule_at(next, Event::PauseTick { port });
+            sched.schedule_at(next, MechanismTimer::PauseTick.event(port.0, 0));
         }
         self.send_pause(sched, port, quanta);
+    }
+
+    /// Every periodic PAUSE generator's first frame, port by port.
+    pub(in crate::sim) fn start_periodic_pause(&mut self, sched: &mut Scheduler<Event>) {
+        for (i, p) in self.ports.iter().enumerate() {
+            if let Some(g) = p.pause.periodic {
+                sched.schedule_at(g.start, MechanismTimer::PauseTick.event(i as u32, 0));
+            }
+        }
     }
 }

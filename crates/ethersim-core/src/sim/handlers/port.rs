@@ -1,24 +1,16 @@
 //! Ports: queueing, starting frames through the transmit gate, finishing them, the
-//! gate's wake-ups and the queue policy's hooks. MAC control frames arrive here too.
+//! gate's wake-ups, and the queue's moments shown to the port's queue policy and its
+//! attachments (`sim/attach.rs`). MAC control frames arrive here too.
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
-use crate::node::{NextTx, PolicyAction, Port, Queued};
+use crate::node::{Moment, NextTx, PolicyAction, Queued};
 use crate::phy::{Channel, Closer, FrameClass, TxId};
 use crate::sim::event::Event;
 use crate::sim::network::{Network, Node};
 use crate::sim::trace::{DropReason, TraceRecord};
 use crate::time::SimTime;
 use crate::wire::{Packet, PacketKind, PacketRef};
-
-/// A moment of a port's queue a policy sees.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum QueueMoment {
-    /// A data frame of this length joined the queue.
-    Enqueued(u32),
-    Dequeued,
-    Empty,
-}
 
 impl Network {
     /// Queues the data packet `r` on `port` and starts it if the port can.
@@ -35,7 +27,7 @@ impl Network {
             let (held_bytes, held_frames) = p.queue().held_at(now);
             TraceRecord::Enqueued { port, frame_len: frame.len, held_bytes, held_frames }
         });
-        self.policy_hook(sched, port, QueueMoment::Enqueued(frame.len));
+        self.queue_moment(sched, port, Moment::Enqueued(frame.len));
         self.try_start(sched, port);
     }
 
@@ -46,9 +38,7 @@ impl Network {
         debug_assert_eq!(pkt.kind, PacketKind::Control);
         let frame = Queued { pkt: self.packets.insert(pkt), len: pkt.frame_len };
         self.ports[port.index()].enqueue_control(frame);
-        if self.ports[port.index()].hooks & Port::HOOK_LPI != 0 {
-            self.lpi_on_enqueue(sched, port, true); // a sleeping PHY wakes for control frames too
-        }
+        self.show_attachments(sched, port, Moment::ControlQueued);
         self.try_start(sched, port);
     }
 
@@ -85,7 +75,8 @@ impl Network {
                 // node/port.rs): a frame waits, a host frees a buffer, a policy or the trace
                 // path watches.
                 let p = &mut self.ports[port.index()];
-                let watched = p.on_host || p.policy.is_some() || p.hooks != 0 || self.trace.is_on();
+                let watched =
+                    p.on_host || p.policy.is_some() || !p.attachments.is_empty() || self.trace.is_on();
                 if watched || !p.nothing_waits() {
                     if let Some((tx, at)) = p.done_event_needed() {
                         sched.schedule_at(at, Event::TxDone { port, tx });
@@ -106,7 +97,7 @@ impl Network {
                     self.frame_started(now, record, frame.pkt);
                 }
                 if class == FrameClass::Data {
-                    self.policy_hook(sched, port, QueueMoment::Dequeued);
+                    self.queue_moment(sched, port, Moment::Dequeued(frame.len));
                 }
             }
             NextTx::WaitUntil(t) => {
@@ -121,9 +112,9 @@ impl Network {
     #[cold]
     #[inline(never)]
     fn start_on_bus(&mut self, sched: &mut Scheduler<Event>, port: PortId, class: FrameClass) {
-        self.bus_take(sched, port, class);
+        let len = self.bus_take(sched, port, class);
         if class == FrameClass::Data {
-            self.policy_hook(sched, port, QueueMoment::Dequeued);
+            self.queue_moment(sched, port, Moment::Dequeued(len));
         }
     }
 
@@ -153,7 +144,7 @@ impl Network {
         self.try_start(sched, port);
         let p = &self.ports[port.index()];
         if !p.is_busy() && p.nothing_waits() {
-            self.policy_hook(sched, port, QueueMoment::Empty);
+            self.queue_moment(sched, port, Moment::Empty);
         }
     }
 
@@ -225,65 +216,25 @@ impl Network {
         self.trace.emit(now, || TraceRecord::Gate { port, closer, until });
     }
 
-    /// Shows `port`'s queue to its policy, if it has one, and applies its answer; then to
-    /// the other mechanisms watching it (threshold PAUSE, the link's rate policy).
-    // On every frame's path, where most ports have neither: two flag tests inlined, the
-    // work out of line. Left to `#[inline]` it was not inlined (3% of `udp-file-500MB`).
+    /// Shows `moment` of `port`'s queue to its policy, if it has one, and applies its
+    /// answer; then to the port's attachments that watch it (`sim/attach.rs`).
+    // On every frame's path, where most ports have neither: two tests inlined, the work
+    // out of line. Left to `#[inline]` it was not inlined (3% of `udp-file-500MB`).
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    fn policy_hook(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
+    fn queue_moment(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment) {
+        // The policy flag and the attachments from one look at the port: the plain path
+        // indexes it once (the attachments do not change as the network runs).
         let p = &self.ports[port.index()];
-        let (policy, hooks) = (p.policy.is_some(), p.hooks);
+        let (policy, watched) = (p.policy.is_some(), p.attachments.watched());
         if policy {
             self.run_policy(sched, port, moment);
         }
-        if hooks == Port::HOOK_LPI {
-            // A port only LPI watches (the common EEE case) goes to it directly. LPI has
-            // nothing to do as a frame starts, nor as one queues at a PHY that is not
-            // asleep (an asleep PHY holds the gate until it opens it; an awake or waking
-            // one sends the frame in its turn).
-            match moment {
-                QueueMoment::Enqueued(_) if self.ports[port.index()].gate.held_until_opened() => {
-                    self.lpi_on_enqueue(sched, port, false);
-                }
-                QueueMoment::Empty => self.lpi_on_idle(sched, port),
-                QueueMoment::Enqueued(_) | QueueMoment::Dequeued => {}
-            }
-        } else if hooks != 0 {
-            self.run_hooks(sched, port, moment);
-        }
+        self.show_attachments_of(sched, port, watched, moment);
     }
 
     #[inline(never)]
-    fn run_hooks(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
-        let p = &self.ports[port.index()];
-        let (hooks, link) = (p.hooks, p.link);
-        if hooks & Port::HOOK_THRESHOLD != 0 && !matches!(moment, QueueMoment::Enqueued(_)) {
-            // Arrivals are seen with the input they came through (`threshold_after_arrival`).
-            self.threshold_after_departure(sched, port);
-        }
-        if hooks & Port::HOOK_RATE != 0 {
-            let enqueued = match moment {
-                QueueMoment::Enqueued(len) => Some((port, len)),
-                QueueMoment::Dequeued | QueueMoment::Empty => None,
-            };
-            self.rate_queue_moment(sched, link, enqueued);
-        }
-        if hooks & Port::HOOK_LPI != 0 {
-            match moment {
-                // Only a PHY that is asleep has anything to do as a frame queues (it
-                // holds the gate until it opens it; an awake or waking one sends the
-                // frame in its turn).
-                QueueMoment::Enqueued(_) if !self.ports[port.index()].gate.held_until_opened() => {}
-                QueueMoment::Enqueued(_) => self.lpi_on_enqueue(sched, port, false),
-                QueueMoment::Empty => self.lpi_on_idle(sched, port),
-                QueueMoment::Dequeued => {}
-            }
-        }
-    }
-
-    #[inline(never)]
-    fn run_policy(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: QueueMoment) {
+    fn run_policy(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment) {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
         let view = p.view();
@@ -291,9 +242,11 @@ impl Network {
             return;
         };
         let action = match moment {
-            QueueMoment::Enqueued(_) => policy.on_enqueue(now, view),
-            QueueMoment::Dequeued => policy.on_dequeue(now, view),
-            QueueMoment::Empty => policy.on_empty(now),
+            Moment::Enqueued(_) => policy.on_enqueue(now, view),
+            Moment::Dequeued(_) => policy.on_dequeue(now, view),
+            Moment::Empty => policy.on_empty(now),
+            // A queue policy sees the data queue only (`queue_moment` passes no other).
+            Moment::ControlQueued | Moment::Forwarded { .. } => PolicyAction::Keep,
         };
         match action {
             PolicyAction::Keep => {}

@@ -7,7 +7,9 @@
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::LinkId;
+use crate::node::Moment;
 use crate::phy::Closer;
+use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::sim::trace::TraceRecord;
@@ -74,10 +76,30 @@ impl Network {
         self.close_gate(sched, port, Closer::Link, held.map_or(until, |h| h.max(until)));
     }
 
+    /// A moment of `port`'s queue, an end its link's rate policy watches.
+    // Inlined into the attachments' dispatch; the policy's work is out of line.
+    #[inline]
+    pub(in crate::sim) fn rate_moment(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: crate::ids::PortId,
+        moment: Moment,
+    ) {
+        let enqueued = match moment {
+            Moment::Enqueued(len) => Some((port, len)),
+            Moment::Dequeued(_) | Moment::Empty => None,
+            // The policy watches the data queue only.
+            Moment::ControlQueued | Moment::Forwarded { .. } => return,
+        };
+        let link = self.ports[port.index()].link;
+        self.rate_queue_moment(sched, link, enqueued);
+    }
+
     /// A queue of `link` changed (a frame queued or started, a port gone idle): its rate
     /// policy may ask for another rate. `enqueued` is (port, frame length) when a data
     /// frame joined that port's queue.
-    pub(in crate::sim) fn rate_queue_moment(
+    #[inline(never)]
+    fn rate_queue_moment(
         &mut self,
         sched: &mut Scheduler<Event>,
         link: LinkId,
@@ -111,7 +133,9 @@ impl Network {
         let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
         match rs.next_wake() {
             Some(at) => {
-                sched.arm(&mut rs.timer, at.max(now), |generation| Event::RateTimer { link, generation });
+                sched.arm(&mut rs.timer, at.max(now), |generation| {
+                    MechanismTimer::RatePolicy.event(link.0, generation)
+                });
             }
             None => rs.timer.cancel(),
         }
@@ -129,13 +153,15 @@ impl Network {
         let dropped =
             [self.ports[a.index()].stats().dropped_bytes, self.ports[b.index()].stats().dropped_bytes];
         let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
-        if !sched.timer_fires(&mut rs.timer, generation, |generation| Event::RateTimer { link, generation }) {
+        if !sched.timer_fires(&mut rs.timer, generation, |generation| {
+            MechanismTimer::RatePolicy.event(link.0, generation)
+        }) {
             return;
         }
         if rs.is_switching(now) {
             // The policy decides again when the switch under way is over.
             let at = rs.dark_until();
-            sched.arm(&mut rs.timer, at, |generation| Event::RateTimer { link, generation });
+            sched.arm(&mut rs.timer, at, |generation| MechanismTimer::RatePolicy.event(link.0, generation));
             return;
         }
         let view = rs.view(queues, dropped);
@@ -167,7 +193,7 @@ impl Network {
         let now = sched.now();
         let Some(c) = self.links[link.index()].capacity.as_deref_mut() else { return };
         let at = c.next_redraw(now);
-        sched.arm(&mut c.timer, at, |generation| Event::CapacityRedraw { link, generation });
+        sched.arm(&mut c.timer, at, |generation| MechanismTimer::CapacityRedraw.event(link.0, generation));
     }
 
     /// A link's capacity is redrawn: frames that start from now on go at the new rate.
@@ -180,15 +206,15 @@ impl Network {
         let now = sched.now();
         let l = &mut self.links[link.index()];
         let Some(c) = l.capacity.as_deref_mut() else { return };
-        if !sched
-            .timer_fires(&mut c.timer, generation, |generation| Event::CapacityRedraw { link, generation })
-        {
+        if !sched.timer_fires(&mut c.timer, generation, |generation| {
+            MechanismTimer::CapacityRedraw.event(link.0, generation)
+        }) {
             return;
         }
         let rate = c.draw();
         let at = c.next_redraw(now);
         let dirs = c.dirs;
-        sched.arm(&mut c.timer, at, |generation| Event::CapacityRedraw { link, generation });
+        sched.arm(&mut c.timer, at, |generation| MechanismTimer::CapacityRedraw.event(link.0, generation));
         let ends = l.ends;
         for (e, d) in l.dirs.iter_mut().enumerate() {
             if dirs[e] {

@@ -1,0 +1,237 @@
+//! The attachment seam: where the network meets the port and link mechanisms (PAUSE,
+//! rate switching, Low Power Idle, the CSMA/CD segment, the token-bucket shaper)
+//! without naming them anywhere else. Three things pass through here, each by a `match` (static dispatch):
+//!
+//! - a port's queue moments ([`Moment`]), shown to the port's attachments in their
+//!   order (`node/attach.rs`);
+//! - the mechanisms' timers: one event variant, [`Event::Mechanism`], naming the timer
+//!   with a [`MechanismTimer`] and its port or link by number;
+//! - what starts by itself when the run starts.
+//!
+//! Each arm calls into the mechanism's own room (`handlers/pause.rs`, `handlers/rate.rs`,
+//! `handlers/lpi.rs`, `handlers/csma.rs`, `handlers/shaper.rs`). A new port mechanism is a room of its own plus
+//! a variant of [`crate::node::PortAttachment`], an arm here, and (if it has a timer) a
+//! variant of [`MechanismTimer`]: the recipe is in docs/architecture.md.
+
+use crate::engine::{Generation, Scheduler};
+use crate::ids::{LinkId, PortId};
+use crate::node::{Moment, PortAttachment};
+use crate::sim::event::Event;
+use crate::sim::network::Network;
+
+/// Which mechanism's timer an [`Event::Mechanism`] is, and which of its units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MechanismTimer {
+    /// A switch input re-sends PAUSE while congested outputs hold it (the event's
+    /// target is the input port).
+    PauseRefresh,
+    /// A port's periodic PAUSE generator sends its next frame (target: the port).
+    PauseTick,
+    /// A link's rate policy timer (target: the link).
+    RatePolicy,
+    /// A link's capacity is redrawn (target: the link).
+    CapacityRedraw,
+    /// An LPI PHY's policy timer (target: the link).
+    Lpi {
+        /// The PHY: a direction, or 0 for both in the symmetric mode.
+        unit: u8,
+    },
+    /// A shared-medium station's MAC takes its next step (target: the segment's link).
+    Csma {
+        /// The station.
+        station: u16,
+    },
+    /// The frame at the head of a segment's deliveries reaches its receiver (target: the
+    /// segment's link).
+    BusDelivery,
+}
+
+impl MechanismTimer {
+    /// The event of this timer for `target` (a port or link number), `generation`.
+    #[inline]
+    pub fn event(self, target: u32, generation: Generation) -> Event {
+        Event::Mechanism { target, timer: self, generation }
+    }
+}
+
+impl Network {
+    /// Shows `moment` of `port`'s queue to its attachments, in [`PortAttachment::ALL`]'s
+    /// order; each acts on the moments it cares for. A port with none costs one test.
+    // On every frame's path. Inlined there is only the test; a port with attachments
+    // goes out of line to one function per moment, in which the moment is known, the
+    // port's one mechanism (the common case) is reached by one jump and its handling is
+    // inlined: such a port pays one call, as with the hook bits this replaced, and a
+    // plain port's frame path keeps its size (a dispatch inlined in it cost 1% of
+    // `fan-in-poisson`, which has no attachment).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(in crate::sim) fn show_attachments(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        moment: Moment,
+    ) {
+        let watched = self.ports[port.index()].attachments.watched();
+        self.show_attachments_of(sched, port, watched, moment);
+    }
+
+    /// [`Network::show_attachments`] with the moments `port`'s attachments watch
+    /// (`Attachments::watched`) read by the caller (they are set when the network is
+    /// built): a caller that read them with the port's other flags need not look at the
+    /// port again. One byte, so the frame's path keeps it in a register.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(in crate::sim) fn show_attachments_of(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        watched: u8,
+        moment: Moment,
+    ) {
+        if watched & moment.any_bit() == 0 {
+            return;
+        }
+        let held = matches!(moment, Moment::Enqueued(_)) && self.ports[port.index()].gate.held_until_opened();
+        if watched & moment.bit(held) == 0 {
+            return;
+        }
+        match moment {
+            Moment::Enqueued(len) => self.attachments_on_enqueued(sched, port, len, held),
+            Moment::Dequeued(len) => self.attachments_on_dequeued(sched, port, len),
+            Moment::Empty => self.attachments_on_empty(sched, port),
+            Moment::ControlQueued => self.attachments_on_control_queued(sched, port),
+            Moment::Forwarded { from } => self.attachments_on_forwarded(sched, port, from),
+        }
+    }
+
+    #[inline(never)]
+    fn attachments_on_enqueued(&mut self, sched: &mut Scheduler<Event>, port: PortId, len: u32, held: bool) {
+        self.dispatch(sched, port, Moment::Enqueued(len), held);
+    }
+
+    #[inline(never)]
+    fn attachments_on_dequeued(&mut self, sched: &mut Scheduler<Event>, port: PortId, len: u32) {
+        self.dispatch(sched, port, Moment::Dequeued(len), false);
+    }
+
+    #[inline(never)]
+    fn attachments_on_empty(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+        self.dispatch(sched, port, Moment::Empty, false);
+    }
+
+    #[inline(never)]
+    fn attachments_on_control_queued(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+        self.dispatch(sched, port, Moment::ControlQueued, false);
+    }
+
+    #[inline(never)]
+    fn attachments_on_forwarded(&mut self, sched: &mut Scheduler<Event>, port: PortId, from: PortId) {
+        self.dispatch(sched, port, Moment::Forwarded { from }, false);
+    }
+
+    /// Shows `moment` to `port`'s attachments that act on it (it has some).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn dispatch(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment, held: bool) {
+        let attachments = self.ports[port.index()].attachments;
+        match attachments.sole() {
+            // It acts on the moment: the port's watch mask is its own.
+            Some(mechanism) => self.show_one(sched, port, mechanism, moment),
+            None => self.show_several(sched, port, moment, moment.bit(held)),
+        }
+    }
+
+    #[inline(never)]
+    fn show_several(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment, bit: u8) {
+        let attachments = self.ports[port.index()].attachments;
+        for mechanism in attachments.iter() {
+            if attachments.shows(mechanism, bit) {
+                self.show_one(sched, port, mechanism, moment);
+            }
+        }
+    }
+
+    /// Shows `moment` to one mechanism of `port`, which acts on it or lets it pass.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn show_one(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        mechanism: PortAttachment,
+        moment: Moment,
+    ) {
+        match mechanism {
+            PortAttachment::ThresholdPause => self.threshold_moment(sched, port, moment),
+            PortAttachment::RateSwitching => self.rate_moment(sched, port, moment),
+            PortAttachment::LowPowerIdle => self.lpi_moment(sched, port, moment),
+            PortAttachment::TokenBucketShaper => self.shaper_moment(sched, port, moment),
+        }
+    }
+
+    /// A mechanism's timer fired: a segment's (each station's MAC steps by its timers,
+    /// as often as frames) straight to its room, the rarer ones out of line.
+    // Only the segment's two arms inlined into the event dispatch: all of them there cost
+    // the plain frame path 1% (`fan-in-poisson`), all out of line cost a segment 3%
+    // (`csma-24-hosts`).
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub(in crate::sim) fn on_mechanism_event(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        target: u32,
+        timer: MechanismTimer,
+        generation: Generation,
+    ) {
+        match timer {
+            MechanismTimer::Csma { station } => {
+                self.on_csma_timer(sched, LinkId(target), usize::from(station), generation);
+            }
+            MechanismTimer::BusDelivery => self.on_bus_delivery(sched, LinkId(target), generation),
+            _ => self.on_mechanism_timer(sched, target, timer, generation),
+        }
+    }
+
+    #[inline(never)]
+    fn on_mechanism_timer(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        target: u32,
+        timer: MechanismTimer,
+        generation: Generation,
+    ) {
+        match timer {
+            MechanismTimer::PauseRefresh => self.on_pause_refresh(sched, PortId(target), generation),
+            MechanismTimer::PauseTick => self.on_pause_tick(sched, PortId(target)),
+            MechanismTimer::RatePolicy => self.on_rate_timer(sched, LinkId(target), generation),
+            MechanismTimer::CapacityRedraw => self.on_capacity_redraw(sched, LinkId(target), generation),
+            MechanismTimer::Lpi { unit } => {
+                self.on_lpi_timer(sched, LinkId(target), usize::from(unit), generation);
+            }
+            MechanismTimer::Csma { station } => {
+                self.on_csma_timer(sched, LinkId(target), usize::from(station), generation);
+            }
+            MechanismTimer::BusDelivery => self.on_bus_delivery(sched, LinkId(target), generation),
+        }
+    }
+
+    /// What the link mechanisms start by themselves, link by link: the rate policy's
+    /// first timer, the first capacity redraw. (The order of starts is the order of
+    /// events at one instant, which results depend on: see `Network::schedule_starts`.)
+    pub(in crate::sim) fn start_link_mechanisms(&mut self, sched: &mut Scheduler<Event>) {
+        for i in 0..self.links.len() {
+            let link = LinkId(i as u32);
+            self.arm_rate_timer(sched, link);
+            self.start_capacity(sched, link);
+        }
+    }
+
+    /// What starts by itself after the measurement window's edges are scheduled: every
+    /// periodic PAUSE generator's first frame, then every LPI PHY's first question to its
+    /// policy (after every other start at that instant, so a frame or PAUSE due at 0 finds
+    /// it awake).
+    pub(in crate::sim) fn start_port_mechanisms(&mut self, sched: &mut Scheduler<Event>) {
+        self.start_periodic_pause(sched);
+        self.start_lpi(sched);
+    }
+}
