@@ -1,0 +1,39 @@
+"""The packaged bench scenarios (``ethersim bench``) are valid scenarios: a bench that
+no longer loads would only be found when someone times it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ethersim
+import pytest
+from ethersim.benchmark import bench_scenarios
+
+SCENARIOS = bench_scenarios()
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_each_bench_scenario_is_valid(name: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{name}.toml"
+    path.write_text(SCENARIOS[name], encoding="utf-8")
+    assert ethersim.validate(path)["name"]
+
+
+def test_a_bench_scenario_exercises_each_port_attachment(tmp_path: Path) -> None:
+    # The attachment path is timed with a mechanism on it: threshold PAUSE (a switch that
+    # sends PAUSE), rate switching, LPI and the token-bucket shaper each appear in some
+    # bench scenario, as the validated scenarios say (not their comments).
+    found: set[str] = set()
+    for name, text in SCENARIOS.items():
+        path = tmp_path / f"{name}.toml"
+        path.write_text(text, encoding="utf-8")
+        checked = ethersim.validate(path)
+        found |= {
+            key
+            for link in checked["links"]
+            for key in ("eee", "rate_switching", "shaper")
+            if link.get(key)
+        }
+        if any((sw.get("pause") or {}).get("send") for sw in checked["switches"]):
+            found.add("threshold pause")
+    assert found == {"eee", "rate_switching", "shaper", "threshold pause"}, found
