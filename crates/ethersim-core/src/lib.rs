@@ -11,6 +11,10 @@
 //! one-call entry points used by the Python front, and [`error`], the errors they
 //! return). [`input`] (opening a user's file safely: regular files only, bounded sizes)
 //! depends on nothing and serves the layers that read files.
+//!
+//! [`mechanisms`] is not a layer but a set of rooms, one directory per mechanism built
+//! that way, whose files are named after the layers they belong to and keep their rules
+//! (docs/architecture.md).
 
 pub mod app;
 pub mod capture;
@@ -18,6 +22,7 @@ pub mod engine;
 pub mod error;
 pub mod ids;
 pub mod input;
+pub mod mechanisms;
 pub mod node;
 pub mod phy;
 pub mod run;

@@ -42,7 +42,7 @@ pub enum PortAttachment {
     /// The link's Low Power Idle PHY (`phy/lpi/`): an idle port may let it sleep, a
     /// frame queued at a sleeping one wakes it.
     LowPowerIdle,
-    /// A token-bucket shaper (`node/shaper.rs`): each data frame that starts spends
+    /// A token-bucket shaper (`mechanisms/shaper/`): each data frame that starts spends
     /// its length, and one that empties the bucket holds the next.
     TokenBucketShaper,
 }

@@ -9,7 +9,6 @@ pub mod pause;
 pub mod policy;
 pub mod port;
 pub mod queue;
-pub mod shaper;
 pub mod switch;
 pub mod variability;
 
@@ -20,6 +19,5 @@ pub use pause::{PauseHold, PausePortReport, PauseReceiver, PeriodicPause, PortPa
 pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
 pub use port::{CutOff, InterruptJitter, NextTx, Port, PortStats};
 pub use queue::{DropTailQueue, QueueLimits, Queued};
-pub use shaper::{ShaperPortReport, Shapers, TokenBucket};
 pub use switch::Switch;
 pub use variability::{Empirical, EmpiricalError, HostTiming, Variability};

@@ -28,7 +28,7 @@ pub enum Closer {
     /// The host's driver: after each frame the controller waits for the host to service
     /// its interrupt before it can start the next one. Holds data frames only.
     Driver = 4,
-    /// A token-bucket shaper whose credit is below zero (`node/shaper.rs`). Holds data
+    /// A token-bucket shaper whose credit is below zero (`mechanisms/shaper/`). Holds data
     /// frames only.
     Shaper = 5,
 }

@@ -1,6 +1,7 @@
 //! Rules every builder of the scenario layer shares: a link's MTU, an application's
 //! start and stop, positive rates, flow names, buffer limits. Builders import these
-//! from here, never from the orchestrator (`build`), so the layer has no circle.
+//! from here, never from the orchestrator (`build`), so the layer has no circle; so do
+//! the scenario files of the mechanisms' rooms (`crate::mechanisms`).
 
 use crate::ids::FlowId;
 use crate::node::QueueLimits;
@@ -10,10 +11,10 @@ use crate::sim::Flow;
 use crate::time::{BitRate, Duration, SimTime};
 use crate::wire::ethernet;
 
-pub(super) type Result<T> = std::result::Result<T, ScenarioError>;
+pub(crate) type Result<T> = std::result::Result<T, ScenarioError>;
 
 /// The flow of the application called `name`, or an error at `path`.
-pub(super) fn flow_named(flows: &[Flow], name: &str, path: &str) -> Result<FlowId> {
+pub(crate) fn flow_named(flows: &[Flow], name: &str, path: &str) -> Result<FlowId> {
     flows.iter().position(|f| f.name == name).map(|i| FlowId(i as u32)).ok_or_else(|| {
         let known: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
         ScenarioError::at(path, format!("no application named {name:?}; known: {}", known.join(", ")))
@@ -22,14 +23,14 @@ pub(super) fn flow_named(flows: &[Flow], name: &str, path: &str) -> Result<FlowI
 
 /// The largest payload a frame on link `link` (a point-to-point link, or a segment after
 /// them) carries.
-pub(super) fn link_mtu(s: &Scenario, link: usize) -> u64 {
+pub(crate) fn link_mtu(s: &Scenario, link: usize) -> u64 {
     match s.links.get(link) {
         Some(l) => l.mtu.0.get(),
         None => s.segments[link - s.links.len()].max_frame.0.get() - ethernet::HEADER_LEN - ethernet::FCS_LEN,
     }
 }
 
-pub(super) fn buffer_limits(buf: &BufferSpec, path: &str, largest_frame: u64) -> Result<QueueLimits> {
+pub(crate) fn buffer_limits(buf: &BufferSpec, path: &str, largest_frame: u64) -> Result<QueueLimits> {
     if buf.bytes.is_none() && buf.frames.is_none() {
         return Err(ScenarioError::at(path, "give bytes, frames or both; a buffer must be finite"));
     }
@@ -51,7 +52,7 @@ pub(super) fn buffer_limits(buf: &BufferSpec, path: &str, largest_frame: u64) ->
 
 /// Which ends of the link `spec` transmit through the mechanism: both without `from`,
 /// else the end of the node `from` names (an error at `path` if it names neither).
-pub(super) fn ends_from(spec: &LinkSpec, from: Option<&str>, path: &str) -> Result<[bool; 2]> {
+pub(crate) fn ends_from(spec: &LinkSpec, from: Option<&str>, path: &str) -> Result<[bool; 2]> {
     let Some(node) = from else { return Ok([true, true]) };
     match spec.between.iter().position(|n| n == node) {
         Some(e) => Ok([e == 0, e == 1]),
@@ -65,7 +66,7 @@ pub(super) fn ends_from(spec: &LinkSpec, from: Option<&str>, path: &str) -> Resu
     }
 }
 
-pub(super) fn positive_rate(r: BitRate, path: &str) -> Result<BitRate> {
+pub(crate) fn positive_rate(r: BitRate, path: &str) -> Result<BitRate> {
     if r.as_bps() == 0 {
         Err(ScenarioError::at(path, "must be greater than 0 b/s"))
     } else {
@@ -74,7 +75,7 @@ pub(super) fn positive_rate(r: BitRate, path: &str) -> Result<BitRate> {
 }
 
 /// Checks that an open-loop sender stops: by `stop`, `count`, or the scenario's limits.
-pub(super) fn check_stops(
+pub(crate) fn check_stops(
     path: &str,
     s: &Scenario,
     start: Duration,

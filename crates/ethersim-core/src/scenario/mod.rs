@@ -3,7 +3,7 @@
 
 pub mod build;
 mod captures;
-mod common;
+pub(crate) mod common;
 pub mod error;
 pub mod mpi;
 pub mod overrides;

@@ -250,7 +250,7 @@ impl Topology {
     }
 
     /// The node called `name`; the error (at `path`) lists the known names, at most
-    /// [`SHOWN`] of them (the message names what a reader takes in at a glance).
+    /// `SHOWN` of them (the message names what a reader takes in at a glance).
     pub fn lookup(&self, name: &str, path: &str) -> Result<NodeId> {
         self.ids.get(name).copied().ok_or_else(|| {
             let mut known: Vec<&str> = self.names.iter().map(String::as_str).collect();

@@ -9,7 +9,7 @@
 //! - what starts by itself when the run starts.
 //!
 //! Each arm calls into the mechanism's own room (`handlers/pause.rs`, `handlers/rate.rs`,
-//! `handlers/lpi.rs`, `handlers/csma.rs`, `handlers/shaper.rs`). A new port mechanism is a room of its own plus
+//! `handlers/lpi.rs`, `handlers/csma.rs`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
 //! a variant of [`crate::node::PortAttachment`], an arm here, and (if it has a timer) a
 //! variant of [`MechanismTimer`]: the recipe is in docs/architecture.md.
 

@@ -10,7 +10,6 @@ mod pause;
 mod rate;
 mod segment;
 mod series;
-mod shaper;
 mod tcp;
 mod warnings;
 
@@ -133,7 +132,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
             }
         }
     }
-    let shapers = shaper::shapers(s, &links, &mut ports)?;
+    let shapers = crate::mechanisms::shaper::scenario::shapers(s, &links, &mut ports)?;
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{default_mtu, zero_time};
 use super::eee::EeeSpec;
 use super::rate::RateSwitchingSpec;
-use super::shaper::ShaperSpec;
+use crate::mechanisms::shaper::scenario::ShaperSpec;
 
 /// A full-duplex point-to-point link; each direction has the same rate and delay.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]

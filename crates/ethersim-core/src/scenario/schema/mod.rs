@@ -14,7 +14,6 @@ mod nodes;
 mod pause;
 mod rate;
 mod segment;
-mod shaper;
 mod tcp;
 
 pub use self::apps::{
@@ -37,7 +36,6 @@ pub use self::rate::{
 };
 
 pub use self::segment::{RepeaterSpec, SegmentSpec, StationSpec};
-pub use self::shaper::ShaperSpec;
 pub use self::tcp::{CongestionControlName, TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};
 
 use crate::scenario::units::DurationSpec;

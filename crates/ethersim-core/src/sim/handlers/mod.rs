@@ -11,4 +11,3 @@ mod lpi;
 mod pause;
 mod port;
 mod rate;
-mod shaper;

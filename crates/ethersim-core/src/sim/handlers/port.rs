@@ -198,13 +198,7 @@ impl Network {
     /// ([`Network::close_gate`] and [`Network::open_gate`] at once; a link mechanism
     /// changing both ends, port by port). The host's interrupt service (`Closer::Driver`)
     /// is the port's own and is set by the port as a frame ends.
-    pub(in crate::sim) fn change_gate(
-        &mut self,
-        now: SimTime,
-        port: PortId,
-        closer: Closer,
-        until: Option<SimTime>,
-    ) {
+    pub(crate) fn change_gate(&mut self, now: SimTime, port: PortId, closer: Closer, until: Option<SimTime>) {
         let gate = &mut self.ports[port.index()].gate;
         let until = if let Some(until) = until {
             gate.close(closer, until);

@@ -18,7 +18,8 @@ pub use window::WindowResult;
 
 use crate::engine::StopReason;
 use crate::ids::PortId;
-use crate::node::{PausePortReport, ShaperPortReport};
+use crate::mechanisms::shaper::node::ShaperPortReport;
+use crate::node::PausePortReport;
 use crate::phy::{LpiPortReport, RatePortReport};
 use crate::sim::network::{Network, Node};
 use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary, RecordView};

@@ -1,5 +1,5 @@
 //! A token-bucket shaper meets its port: each data frame that starts spends its length
-//! from the bucket (`node/shaper.rs`), and one that takes the credit below zero closes
+//! from the bucket (`node.rs`), and one that takes the credit below zero closes
 //! the port's gate for data until the credit is back at zero. The gate reopens by
 //! itself then; control frames pass meanwhile.
 
@@ -14,12 +14,7 @@ use crate::time::SimTime;
 impl Network {
     /// A moment of a shaped port's queue: a data frame started.
     #[inline]
-    pub(in crate::sim) fn shaper_moment(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        port: PortId,
-        moment: Moment,
-    ) {
+    pub(crate) fn shaper_moment(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment) {
         if let Moment::Dequeued(len) = moment {
             self.shaper_spend(sched.now(), port, len);
         }
