@@ -181,7 +181,7 @@ MECHANISM_REACH = {
     "Low Power Idle": 14,
     "PAUSE": 14,
     "rate switching": 10,
-    "token-bucket shaper": 8,
+    "token-bucket shaper": 6,
     "CSMA/CD": 12,
 }
 

@@ -6,18 +6,57 @@
 //!   order (`node/attach.rs`);
 //! - the mechanisms' timers: one event variant, [`Event::Mechanism`], naming the timer
 //!   with a [`MechanismTimer`] and its port or link by number;
-//! - what starts by itself when the run starts.
+//! - what starts by itself when the run starts;
+//! - the state that mechanisms keep beside the ports rather than in them
+//!   ([`AttachedState`]), and their records in the results ([`AttachedRecords`],
+//!   [`RECORD_VIEWS`]).
 //!
 //! Each arm calls into the mechanism's own room (`handlers/pause.rs`, `handlers/rate.rs`,
 //! `handlers/lpi.rs`, `handlers/csma.rs`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
 //! a variant of [`crate::node::PortAttachment`], an arm here, and (if it has a timer) a
 //! variant of [`MechanismTimer`]: the recipe is in docs/architecture.md.
 
+use serde::Serialize;
+
 use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
-use crate::node::{Moment, PortAttachment};
+use crate::mechanisms::shaper::node::{ShaperPortReport, Shapers};
+use crate::node::{Moment, PausePortReport, PortAttachment};
+use crate::phy::{LpiPortReport, RatePortReport};
 use crate::sim::event::Event;
 use crate::sim::network::Network;
+use crate::stats::record::RecordView;
+use crate::time::SimTime;
+
+/// The state of the port mechanisms that keep it beside the ports, by port, so that a
+/// port without the mechanism carries nothing of it.
+#[derive(Clone, Debug, Default)]
+pub struct AttachedState {
+    /// The token buckets of shaped ports (`mechanisms/shaper/`).
+    pub shapers: Shapers,
+}
+
+/// The columns of `port`'s results that the mechanisms of [`AttachedState`] report,
+/// each present on the ports that have the mechanism only (so no other run's results
+/// change when one is added).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct AttachedRecords {
+    /// A token-bucket shaper's columns (`shaped`, `shaper_*`).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub shaper: Option<ShaperPortReport>,
+}
+
+impl AttachedState {
+    /// The records of `port` for a run that ended at `end`.
+    pub fn records(&self, port: PortId, end: SimTime) -> AttachedRecords {
+        AttachedRecords { shaper: self.shapers.get(port).map(|b| b.report(end)) }
+    }
+}
+
+/// The views of the mechanisms' records in the results tables, in the order the front
+/// shows them: adding a mechanism's record is one line here.
+pub const RECORD_VIEWS: [RecordView; 4] =
+    [PausePortReport::VIEW, LpiPortReport::VIEW, RatePortReport::VIEW, ShaperPortReport::VIEW];
 
 /// Which mechanism's timer an [`Event::Mechanism`] is, and which of its units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

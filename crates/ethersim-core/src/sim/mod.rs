@@ -14,12 +14,13 @@ pub mod results;
 pub mod trace;
 pub mod window;
 
+pub use attach::{AttachedRecords, AttachedState, RECORD_VIEWS};
 pub use event::Event;
 pub use flows::Flow;
 pub use network::{Network, Node};
 pub use pool::PacketPool;
 pub use results::{
-    FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult, TcpSeriesResult, RECORD_VIEWS,
+    FlowResult, HostResult, LinkResult, PortResult, RunSummary, SeriesResult, TcpSeriesResult,
 };
 pub use trace::{DropReason, PortSeries, Subscriber, Trace, TraceLog, TraceRecord};
 pub use window::MeasureWindow;

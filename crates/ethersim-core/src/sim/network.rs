@@ -45,8 +45,8 @@ pub struct Network {
     pub trace: Trace,
     /// MPI jobs, for their results.
     pub jobs: Vec<crate::app::mpi::MpiJob>,
-    /// The token buckets of shaped ports (`mechanisms/shaper/`).
-    pub shapers: crate::mechanisms::shaper::node::Shapers,
+    /// The state of the port mechanisms kept beside the ports (`sim/attach.rs`).
+    pub attached: super::attach::AttachedState,
     /// Packet captures of ports (each port's `captured` says whether it has one).
     pub captures: Vec<crate::capture::PortCapture>,
     /// Flows not yet complete.
@@ -89,7 +89,7 @@ impl Network {
             window: None,
             jobs: Vec::new(),
             captures: Vec::new(),
-            shapers: crate::mechanisms::shaper::node::Shapers::default(),
+            attached: super::attach::AttachedState::default(),
             active_flows,
             open_endpoints,
             in_flight: 0,

@@ -63,10 +63,10 @@ fn a_shaped_port_carries_the_shaped_rate() {
         let allowed = (burst + rate_bps / 8) / 1_518 + 1;
         assert!(frames <= allowed && frames + 2 >= allowed, "{rate_bps}: {frames} frames vs {allowed}");
         let port = &summary.ports[0];
-        let report = port.shaper.as_ref().expect("the shaped port reports its shaper");
+        let report = port.attached.shaper.as_ref().expect("the shaped port reports its shaper");
         assert_eq!((report.shaper_rate_bps, report.shaper_burst_bytes), (rate_bps, burst));
         assert!(report.shaper_holds > 1_000 && report.shaper_held_s > 0.5, "{report:?}");
-        assert!(summary.ports[1].shaper.is_some(), "without from, both ends are shaped");
+        assert!(summary.ports[1].attached.shaper.is_some(), "without from, both ends are shaped");
     }
 }
 
@@ -79,7 +79,7 @@ fn from_shapes_only_its_own_end() {
     let mut sim = simulation_with(&text, &pairs(&set));
     sim.run();
     let summary = sim.summary("from", 1);
-    assert!(summary.ports[0].shaper.is_none() && summary.ports[1].shaper.is_some());
+    assert!(summary.ports[0].attached.shaper.is_none() && summary.ports[1].attached.shaper.is_some());
     // a's frames are unshaped: back to back at 1 Gb/s for 10 ms.
     assert!(summary.ports[0].utilization > 0.999, "{}", summary.ports[0].utilization);
 }

@@ -24,7 +24,7 @@ impl Network {
     /// empties the bucket, the gate holds the next frame until the credit is back.
     #[inline(never)]
     fn shaper_spend(&mut self, now: SimTime, port: PortId, len: u32) {
-        let Some(bucket) = self.shapers.get_mut(port) else { return };
+        let Some(bucket) = self.attached.shapers.get_mut(port) else { return };
         if let Some(until) = bucket.on_frame_start(now, len) {
             // The frame just started holds the wire; the next waits for its credit.
             self.change_gate(now, port, Closer::Shaper, Some(until));

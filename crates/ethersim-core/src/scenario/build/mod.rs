@@ -142,7 +142,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names.clone(), nodes, ports, links, endpoints, flows);
     network.trace = trace;
-    network.shapers = shapers;
+    network.attached.shapers = shapers;
     record_idle_intervals(s, &jobs, &mut network);
     network.jobs = jobs;
     network.window = window.map(Box::new);

@@ -18,11 +18,11 @@ pub use window::WindowResult;
 
 use crate::engine::StopReason;
 use crate::ids::PortId;
-use crate::mechanisms::shaper::node::ShaperPortReport;
 use crate::node::PausePortReport;
 use crate::phy::{LpiPortReport, RatePortReport};
+use crate::sim::attach::AttachedRecords;
 use crate::sim::network::{Network, Node};
-use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary, RecordView};
+use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary};
 use crate::time::SimTime;
 use crate::wire::{ethernet, Role};
 use serde::Serialize;
@@ -92,11 +92,6 @@ pub struct FlowResult {
     pub measured_goodput_bps: Option<f64>,
 }
 
-/// The views of the mechanisms' records in the results tables, in the order the front
-/// shows them: adding a mechanism's record is one line here.
-pub const RECORD_VIEWS: [RecordView; 4] =
-    [PausePortReport::VIEW, LpiPortReport::VIEW, RatePortReport::VIEW, ShaperPortReport::VIEW];
-
 /// The results of one port (one direction of a link).
 #[derive(Clone, Debug, Serialize)]
 pub struct PortResult {
@@ -163,10 +158,10 @@ pub struct PortResult {
     pub measured_bit_rate_bps: Option<f64>,
     /// Their number per second of the window.
     pub measured_frame_rate_per_s: Option<f64>,
-    /// A token-bucket shaper's columns (`shaped`, `shaper_*`), on shaped ports only: a
-    /// port without one has none of these keys.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub shaper: Option<ShaperPortReport>,
+    /// The columns of the mechanisms kept beside the ports (a token-bucket shaper's), on
+    /// the ports that have them only: a port without one has none of these keys.
+    #[serde(flatten)]
+    pub attached: AttachedRecords,
 }
 
 /// The results of one link.
@@ -351,7 +346,7 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
                 measured_bit_rate_bps: in_window
                     .map(|((n, b), t)| per_s((b + n * ethernet::WIRE_OVERHEAD.get()) as f64 * 8.0, t)),
                 measured_frame_rate_per_s: in_window.map(|((n, _), t)| per_s(n as f64, t)),
-                shaper: net.shapers.get(crate::ids::PortId(i as u32)).map(|b| b.report(end)),
+                attached: net.attached.records(crate::ids::PortId(i as u32), end),
             }
         })
         .collect()
