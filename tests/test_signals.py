@@ -364,6 +364,37 @@ def _stored(db: Path) -> int:
     return int(row[0]) if row else 0
 
 
+def test_a_stop_raised_where_it_cannot_propagate_prints_no_traceback() -> None:
+    # A signal can land in a callback Python runs where an exception cannot propagate
+    # (importlib's module-lock callback, a finalizer): Python then prints "Exception
+    # ignored in ..." and a traceback. Our stop is remembered and reported as the command
+    # ends, so it prints nothing there; any other such exception still does.
+    code = """
+import os, signal
+from ethersim import stopping
+stopping.install()
+try:
+    os.kill(os.getpid(), signal.SIGTERM)
+    signal.pthread_sigmask(signal.SIG_BLOCK, [])  # a bytecode boundary for the handler
+except stopping.Terminated:
+    pass
+class Stops:
+    def __del__(self):
+        raise stopping.Terminated
+class Fails:
+    def __del__(self):
+        raise ValueError("a real bug")
+Stops()
+print("received", stopping.received().name, flush=True)
+Fails()
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "received SIGTERM"
+    assert "Terminated" not in done.stderr, done.stderr
+    assert done.stderr.count("Exception ignored") == 1 and "a real bug" in done.stderr, done.stderr
+
+
 def test_a_stopped_sweep_says_how_many_runs_it_stored(tmp_path: Path) -> None:
     # A sweep keeps the runs it committed (the same command resumes it): a stop while it
     # runs, as its last run is committed or as it ends says how many are in the

@@ -57,13 +57,30 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise Terminated
 
 
+def _unraisable(args: sys.UnraisableHookArgs) -> None:
+    """Python's hook for an exception raised where it cannot propagate (a weakref or
+    finalizer callback, such as importlib's module-lock callback an import runs): our
+    stop, raised there by the handler, is dropped without the "Exception ignored"
+    traceback, for it is remembered (:func:`received`) and the command still stops with
+    its one line and status; anything else goes to the hook that was there before."""
+    if isinstance(args.exc_value, (Terminated, KeyboardInterrupt)) and _received is not None:
+        return
+    _previous_unraisablehook(args)
+
+
+_previous_unraisablehook = sys.unraisablehook
+
+
 def install() -> None:
     """Makes Ctrl-C raise :class:`KeyboardInterrupt` and SIGTERM :class:`Terminated`,
-    remembering which came. A signal the process was started ignoring (a background job
-    of a non-interactive shell ignores SIGINT) stays ignored."""
+    remembering which came, and keeps a stop raised where it cannot propagate from
+    printing a traceback (:func:`_unraisable`). A signal the process was started
+    ignoring (a background job of a non-interactive shell ignores SIGINT) stays
+    ignored."""
     for signum, handler in ((signal.SIGINT, _on_sigint), (signal.SIGTERM, _on_sigterm)):
         if signal.getsignal(signum) is not signal.SIG_IGN:
             signal.signal(signum, handler)
+    sys.unraisablehook = _unraisable
 
 
 def ignore() -> None:
