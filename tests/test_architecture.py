@@ -178,10 +178,10 @@ def test_the_long_files_listed_still_exist_and_are_long() -> None:
 #: "Adding a port mechanism"); until then each count may only fall: lower it here when a
 #: change lowers it.
 MECHANISM_REACH = {
-    "Low Power Idle": 14,
-    "PAUSE": 14,
-    "rate switching": 10,
-    "token-bucket shaper": 6,
+    "Low Power Idle": 13,
+    "PAUSE": 13,
+    "rate switching": 9,
+    "token-bucket shaper": 5,
     "CSMA/CD": 12,
 }
 

@@ -2,11 +2,11 @@
 //! moments of its queue (a frame queued, a frame started, the queue empty, a MAC control
 //! frame queued, a frame forwarded to it by a switch input).
 //!
-//! A port holds at most one of each kind, seen in one fixed order. A port with none
-//! costs one test on the frame's path; a port with one goes straight to it; each
-//! mechanism picks the moments it acts on (`sim/attach.rs` dispatches, statically, to
-//! the mechanism's own room). Adding a port mechanism adds a variant here and an arm
-//! there.
+//! A port holds at most one of each kind, seen in one fixed order. It knows the kinds by
+//! number only: which mechanism each number is, and which moments it acts on, is the
+//! attachment registry's (`sim/attach.rs`), which dispatches statically to the
+//! mechanism's own room. A port with none costs one test on the frame's path; a port
+//! with one goes straight to it.
 
 use crate::ids::PortId;
 
@@ -28,23 +28,6 @@ pub enum Moment {
         /// The input port the frame came through.
         from: PortId,
     },
-}
-
-/// A mechanism attached to a port. The order of the variants is the order in which the
-/// mechanisms of one port see a moment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum PortAttachment {
-    /// Threshold PAUSE on a switch output (`node/pause.rs`): frames forwarded to it may
-    /// pause their input's partner; frames leaving may release it.
-    ThresholdPause,
-    /// The link's rate policy watching this end's queue (`phy/rate.rs`).
-    RateSwitching,
-    /// The link's Low Power Idle PHY (`phy/lpi/`): an idle port may let it sleep, a
-    /// frame queued at a sleeping one wakes it.
-    LowPowerIdle,
-    /// A token-bucket shaper (`mechanisms/shaper/`): each data frame that starts spends
-    /// its length, and one that empties the bucket holds the next.
-    TokenBucketShaper,
 }
 
 impl Moment {
@@ -73,67 +56,64 @@ impl Moment {
     }
 }
 
-const ENQUEUED: u8 = 1;
-const DEQUEUED: u8 = 2;
-const EMPTY: u8 = 4;
-const CONTROL_QUEUED: u8 = 8;
-const FORWARDED: u8 = 16;
-const ENQUEUED_HELD: u8 = 32;
-
-impl PortAttachment {
-    /// The moments this mechanism acts on ([`Moment::bit`]s): the others pass it by
-    /// without a call.
-    #[inline]
-    const fn watches(self) -> u8 {
-        match self {
-            // Arrivals are seen with the input they came through (`Forwarded`).
-            PortAttachment::ThresholdPause => FORWARDED | DEQUEUED | EMPTY,
-            PortAttachment::RateSwitching => ENQUEUED | ENQUEUED_HELD | DEQUEUED | EMPTY,
-            // A sleeping PHY wakes for data and control frames alike; an awake or waking
-            // one sends a queued frame in its turn and has nothing to do as one starts.
-            PortAttachment::LowPowerIdle => ENQUEUED_HELD | EMPTY | CONTROL_QUEUED,
-            PortAttachment::TokenBucketShaper => DEQUEUED,
-        }
-    }
-
-    /// Every kind, in the order the mechanisms of one port see a moment.
-    pub const ALL: [PortAttachment; 4] = [
-        PortAttachment::ThresholdPause,
-        PortAttachment::RateSwitching,
-        PortAttachment::LowPowerIdle,
-        PortAttachment::TokenBucketShaper,
-    ];
-
-    /// This kind's bit in [`Attachments`].
-    #[inline]
-    const fn flag(self) -> u8 {
-        1 << self as u8
-    }
+/// The moment bits ([`Moment::bit`]), from which the registry makes each kind's watch
+/// mask.
+pub mod bits {
+    /// A data frame queued at a port whose gate is open (or held for a while).
+    pub const ENQUEUED: u8 = 1;
+    /// A data frame started.
+    pub const DEQUEUED: u8 = 2;
+    /// The wire went idle with nothing waiting.
+    pub const EMPTY: u8 = 4;
+    /// A MAC control frame queued.
+    pub const CONTROL_QUEUED: u8 = 8;
+    /// A frame forwarded to the port by a switch input.
+    pub const FORWARDED: u8 = 16;
+    /// A data frame queued at a gate held until a mechanism opens it (a sleeping PHY's).
+    pub const ENQUEUED_HELD: u8 = 32;
 }
 
-/// A port's attachments: at most one of each kind, seen in [`PortAttachment::ALL`]'s
-/// order. Three bytes, read on the frame's path with the port's other flags: which kinds
-/// are attached, the moments they act on, and the one kind when there is exactly one (most ports that have any),
-/// so that the frame's path goes to it without testing the others.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+use bits::{CONTROL_QUEUED, DEQUEUED, EMPTY, ENQUEUED, ENQUEUED_HELD, FORWARDED};
+
+/// The most kinds of attachment (one bit each in [`Attachments`]).
+pub const MAX_KINDS: u8 = 8;
+
+/// No kind (in [`Attachments`]'s `sole`).
+const NO_KIND: u8 = u8::MAX;
+
+/// A port's attachments: at most one of each kind (a number below [`MAX_KINDS`]: its
+/// place in the order the mechanisms of one port see a moment), with the moments any of
+/// them acts on. Three bytes, read on the frame's path with the port's other flags:
+/// which kinds are attached, the moments they watch, and the one kind when there is
+/// exactly one (most ports that have any), so that the frame's path goes to it without
+/// testing the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Attachments {
     present: u8,
     watched: u8,
-    sole: Option<PortAttachment>,
+    sole: u8,
+}
+
+impl Default for Attachments {
+    fn default() -> Self {
+        Attachments { present: 0, watched: 0, sole: NO_KIND }
+    }
 }
 
 impl Attachments {
-    /// Attaches `mechanism` (once: attaching it again changes nothing).
-    pub fn attach(&mut self, mechanism: PortAttachment) {
-        self.present |= mechanism.flag();
-        self.watched |= mechanism.watches();
-        self.sole = if self.present.is_power_of_two() { Some(mechanism) } else { None };
+    /// Attaches a mechanism of `kind` that acts on the moments of the bits `watches`
+    /// (once: attaching it again changes nothing).
+    pub fn attach(&mut self, kind: u8, watches: u8) {
+        assert!(kind < MAX_KINDS, "attachment kind {kind} is not below {MAX_KINDS}");
+        self.present |= 1 << kind;
+        self.watched |= watches;
+        self.sole = if self.present.is_power_of_two() { kind } else { NO_KIND };
     }
 
-    /// Whether `mechanism` is attached.
+    /// Whether a mechanism of `kind` is attached.
     #[inline]
-    pub const fn has(&self, mechanism: PortAttachment) -> bool {
-        self.present & mechanism.flag() != 0
+    pub const fn has(&self, kind: u8) -> bool {
+        kind < MAX_KINDS && self.present & (1 << kind) != 0
     }
 
     /// Whether nothing is attached.
@@ -154,21 +134,19 @@ impl Attachments {
         self.watched & bit != 0
     }
 
-    /// Whether `mechanism`, attached, acts on a moment of this [`Moment::bit`].
+    /// The kind of the port's one attachment, if it has exactly one.
     #[inline]
-    pub const fn shows(&self, mechanism: PortAttachment, bit: u8) -> bool {
-        self.has(mechanism) && mechanism.watches() & bit != 0
+    pub const fn sole(&self) -> Option<u8> {
+        if self.sole == NO_KIND {
+            None
+        } else {
+            Some(self.sole)
+        }
     }
 
-    /// The port's one attachment, if it has exactly one.
-    #[inline]
-    pub const fn sole(&self) -> Option<PortAttachment> {
-        self.sole
-    }
-
-    /// The attachments, in the order they see a moment.
-    pub fn iter(&self) -> impl Iterator<Item = PortAttachment> + '_ {
-        PortAttachment::ALL.into_iter().filter(|m| self.has(*m))
+    /// The kinds attached, in the order they see a moment.
+    pub fn kinds(&self) -> impl Iterator<Item = u8> + '_ {
+        (0..MAX_KINDS).filter(|&k| self.has(k))
     }
 }
 
@@ -179,54 +157,34 @@ mod tests {
     #[test]
     fn attachments_keep_one_order_whatever_the_order_they_came_in() {
         let mut a = Attachments::default();
-        assert!(a.is_empty() && a.sole().is_none());
-        a.attach(PortAttachment::LowPowerIdle);
-        assert_eq!(a.sole(), Some(PortAttachment::LowPowerIdle));
-        a.attach(PortAttachment::ThresholdPause);
-        a.attach(PortAttachment::LowPowerIdle);
-        let order: Vec<_> = a.iter().collect();
-        assert_eq!(order, [PortAttachment::ThresholdPause, PortAttachment::LowPowerIdle]);
+        assert!(a.is_empty() && a.sole().is_none() && a.watched() == 0);
+        a.attach(2, ENQUEUED_HELD | EMPTY | CONTROL_QUEUED);
+        assert_eq!(a.sole(), Some(2));
+        a.attach(0, FORWARDED | DEQUEUED | EMPTY);
+        a.attach(2, ENQUEUED_HELD | EMPTY | CONTROL_QUEUED);
+        assert_eq!(a.kinds().collect::<Vec<_>>(), [0, 2]);
         assert!(a.sole().is_none() && !a.is_empty(), "two kinds: no sole one");
-        assert!(a.has(PortAttachment::ThresholdPause) && !a.has(PortAttachment::RateSwitching));
-        assert!(a.watch(Moment::ControlQueued.bit(false)), "LPI wakes for control frames");
-        assert!(a.watch(Moment::Forwarded { from: PortId(3) }.bit(false)), "threshold PAUSE sees arrivals");
-        assert!(!a.watch(Moment::Enqueued(64).bit(false)), "LPI acts on a frame queued only at a held gate");
+        assert!(a.has(0) && !a.has(1) && !a.has(MAX_KINDS));
+        assert!(
+            a.watch(Moment::ControlQueued.bit(false))
+                && a.watch(Moment::Forwarded { from: PortId(3) }.bit(false))
+        );
+        assert!(!a.watch(Moment::Enqueued(64).bit(false)), "only a frame queued at a held gate is watched");
         assert!(a.watch(Moment::Enqueued(64).bit(true)));
     }
 
     #[test]
-    fn each_mechanism_watches_the_moments_it_acts_on() {
-        use PortAttachment::*;
-        let forwarded = Moment::Forwarded { from: PortId(0) }.bit(false);
-        let (queued, queued_held) = (Moment::Enqueued(64).bit(false), Moment::Enqueued(64).bit(true));
-        let all = |m| {
-            let mut a = Attachments::default();
-            a.attach(m);
-            a
-        };
-        assert!(all(ThresholdPause).shows(ThresholdPause, forwarded));
-        assert!(!all(ThresholdPause).shows(ThresholdPause, queued_held));
-        assert!(
-            all(RateSwitching).shows(RateSwitching, queued)
-                && all(RateSwitching).shows(RateSwitching, queued_held)
-        );
-        assert!(
-            !all(RateSwitching).watch(forwarded)
-                && !all(RateSwitching).watch(Moment::ControlQueued.bit(false))
-        );
-        assert!(!all(LowPowerIdle).watch(queued) && all(LowPowerIdle).watch(queued_held));
-        assert!(!all(LowPowerIdle).watch(Moment::Dequeued(64).bit(false)));
-        assert!(all(TokenBucketShaper).watch(Moment::Dequeued(64).bit(false)));
-        assert!(!all(TokenBucketShaper).shows(LowPowerIdle, Moment::Empty.bit(false)), "not attached");
-    }
-
-    #[test]
-    fn each_kind_has_its_own_flag_in_the_order_of_all() {
-        for (i, m) in PortAttachment::ALL.into_iter().enumerate() {
-            assert_eq!(m.flag(), 1 << i);
-            let mut one = Attachments::default();
-            one.attach(m);
-            assert_eq!((one.sole(), one.iter().count()), (Some(m), 1));
-        }
+    fn each_moment_has_its_bit_and_an_enqueue_may_have_either() {
+        let all = [
+            Moment::Enqueued(1).bit(false),
+            Moment::Enqueued(1).bit(true),
+            Moment::Dequeued(1).bit(false),
+            Moment::Empty.bit(false),
+            Moment::ControlQueued.bit(false),
+            Moment::Forwarded { from: PortId(0) }.bit(false),
+        ];
+        assert_eq!(all, [ENQUEUED, ENQUEUED_HELD, DEQUEUED, EMPTY, CONTROL_QUEUED, FORWARDED]);
+        assert_eq!(Moment::Enqueued(1).any_bit(), ENQUEUED | ENQUEUED_HELD);
+        assert_eq!(Moment::Empty.any_bit(), EMPTY);
     }
 }

@@ -12,7 +12,7 @@ pub mod queue;
 pub mod switch;
 pub mod variability;
 
-pub use attach::{Attachments, Moment, PortAttachment};
+pub use attach::{Attachments, Moment};
 pub use headroom::{PauseInput, RateRange};
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
 pub use pause::{PauseHold, PausePortReport, PauseReceiver, PeriodicPause, PortPause, ThresholdPause};

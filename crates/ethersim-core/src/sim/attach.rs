@@ -13,7 +13,7 @@
 //!
 //! Each arm calls into the mechanism's own room (`handlers/pause.rs`, `handlers/rate.rs`,
 //! `handlers/lpi.rs`, `handlers/csma.rs`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
-//! a variant of [`crate::node::PortAttachment`], an arm here, and (if it has a timer) a
+//! a variant of [`PortAttachment`] with its moments, an arm here, and (if it has a timer) a
 //! variant of [`MechanismTimer`]: the recipe is in docs/architecture.md.
 
 use serde::Serialize;
@@ -21,7 +21,8 @@ use serde::Serialize;
 use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
 use crate::mechanisms::shaper::node::{ShaperPortReport, Shapers};
-use crate::node::{Moment, PausePortReport, PortAttachment};
+use crate::node::attach::bits::{CONTROL_QUEUED, DEQUEUED, EMPTY, ENQUEUED, ENQUEUED_HELD, FORWARDED};
+use crate::node::{Attachments, Moment, PausePortReport};
 use crate::phy::{LpiPortReport, RatePortReport};
 use crate::sim::event::Event;
 use crate::sim::network::Network;
@@ -57,6 +58,73 @@ impl AttachedState {
 /// shows them: adding a mechanism's record is one line here.
 pub const RECORD_VIEWS: [RecordView; 4] =
     [PausePortReport::VIEW, LpiPortReport::VIEW, RatePortReport::VIEW, ShaperPortReport::VIEW];
+
+/// A mechanism attached to a port. The order of the variants is the order in which the
+/// mechanisms of one port see a moment; a port knows each by its number (its `kind`,
+/// `node/attach.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum PortAttachment {
+    /// Threshold PAUSE on a switch output (`node/pause.rs`): frames forwarded to it may
+    /// pause their input's partner; frames leaving may release it.
+    ThresholdPause,
+    /// The link's rate policy watching this end's queue (`phy/rate.rs`).
+    RateSwitching,
+    /// The link's Low Power Idle PHY (`phy/lpi/`): an idle port may let it sleep, a
+    /// frame queued at a sleeping one wakes it.
+    LowPowerIdle,
+    /// A token-bucket shaper (`mechanisms/shaper/`): each data frame that starts spends
+    /// its length, and one that empties the bucket holds the next.
+    TokenBucketShaper,
+}
+
+impl PortAttachment {
+    /// Every kind, in the order the mechanisms of one port see a moment.
+    pub const ALL: [PortAttachment; 4] = [
+        PortAttachment::ThresholdPause,
+        PortAttachment::RateSwitching,
+        PortAttachment::LowPowerIdle,
+        PortAttachment::TokenBucketShaper,
+    ];
+
+    /// Its number on a port ([`Attachments`]).
+    #[inline]
+    pub const fn kind(self) -> u8 {
+        self as u8
+    }
+
+    /// The mechanism of number `kind`.
+    #[inline]
+    pub const fn of_kind(kind: u8) -> Option<PortAttachment> {
+        match kind {
+            0 => Some(PortAttachment::ThresholdPause),
+            1 => Some(PortAttachment::RateSwitching),
+            2 => Some(PortAttachment::LowPowerIdle),
+            3 => Some(PortAttachment::TokenBucketShaper),
+            _ => None,
+        }
+    }
+
+    /// The moments this mechanism acts on ([`Moment::bit`]s): the others pass it by
+    /// without a call.
+    #[inline]
+    pub const fn watches(self) -> u8 {
+        match self {
+            // Arrivals are seen with the input they came through (`Forwarded`).
+            PortAttachment::ThresholdPause => FORWARDED | DEQUEUED | EMPTY,
+            PortAttachment::RateSwitching => ENQUEUED | ENQUEUED_HELD | DEQUEUED | EMPTY,
+            // A sleeping PHY wakes for data and control frames alike; an awake or waking
+            // one sends a queued frame in its turn and has nothing to do as one starts.
+            PortAttachment::LowPowerIdle => ENQUEUED_HELD | EMPTY | CONTROL_QUEUED,
+            PortAttachment::TokenBucketShaper => DEQUEUED,
+        }
+    }
+
+    /// Attaches this mechanism to a port's `attachments`.
+    pub fn attach_to(self, attachments: &mut Attachments) {
+        attachments.attach(self.kind(), self.watches());
+    }
+}
 
 /// Which mechanism's timer an [`Event::Mechanism`] is, and which of its units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,19 +240,26 @@ impl Network {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     fn dispatch(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment, held: bool) {
-        let attachments = self.ports[port.index()].attachments;
-        match attachments.sole() {
-            // It acts on the moment: the port's watch mask is its own.
-            Some(mechanism) => self.show_one(sched, port, mechanism, moment),
-            None => self.show_several(sched, port, moment, moment.bit(held)),
+        // One jump on the port's sole kind (its watch mask is that mechanism's own, so it
+        // acts on the moment); `None` (several) to the loop.
+        const THRESHOLD: Option<u8> = Some(PortAttachment::ThresholdPause.kind());
+        const RATE: Option<u8> = Some(PortAttachment::RateSwitching.kind());
+        const LPI: Option<u8> = Some(PortAttachment::LowPowerIdle.kind());
+        const SHAPER: Option<u8> = Some(PortAttachment::TokenBucketShaper.kind());
+        match self.ports[port.index()].attachments.sole() {
+            THRESHOLD => self.threshold_moment(sched, port, moment),
+            RATE => self.rate_moment(sched, port, moment),
+            LPI => self.lpi_moment(sched, port, moment),
+            SHAPER => self.shaper_moment(sched, port, moment),
+            _ => self.show_several(sched, port, moment, moment.bit(held)),
         }
     }
 
     #[inline(never)]
     fn show_several(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment, bit: u8) {
         let attachments = self.ports[port.index()].attachments;
-        for mechanism in attachments.iter() {
-            if attachments.shows(mechanism, bit) {
+        for mechanism in attachments.kinds().filter_map(PortAttachment::of_kind) {
+            if mechanism.watches() & bit != 0 {
                 self.show_one(sched, port, mechanism, moment);
             }
         }
@@ -272,5 +347,56 @@ impl Network {
     pub(in crate::sim) fn start_port_mechanisms(&mut self, sched: &mut Scheduler<Event>) {
         self.start_periodic_pause(sched);
         self.start_lpi(sched);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::PortId;
+
+    fn attached(mechanisms: &[PortAttachment]) -> Attachments {
+        let mut a = Attachments::default();
+        for m in mechanisms {
+            m.attach_to(&mut a);
+        }
+        a
+    }
+
+    #[test]
+    fn each_kind_is_its_place_in_the_order_and_comes_back_from_it() {
+        for (i, m) in PortAttachment::ALL.into_iter().enumerate() {
+            assert_eq!(usize::from(m.kind()), i);
+            assert_eq!(PortAttachment::of_kind(m.kind()), Some(m));
+            assert_eq!(attached(&[m]).sole(), Some(m.kind()));
+        }
+        assert_eq!(PortAttachment::of_kind(PortAttachment::ALL.len() as u8), None);
+        let order: Vec<_> = attached(&[PortAttachment::LowPowerIdle, PortAttachment::ThresholdPause])
+            .kinds()
+            .filter_map(PortAttachment::of_kind)
+            .collect();
+        assert_eq!(order, [PortAttachment::ThresholdPause, PortAttachment::LowPowerIdle]);
+    }
+
+    #[test]
+    fn each_mechanism_watches_the_moments_it_acts_on() {
+        use PortAttachment::*;
+        let forwarded = Moment::Forwarded { from: PortId(0) }.bit(false);
+        let (queued, queued_held) = (Moment::Enqueued(64).bit(false), Moment::Enqueued(64).bit(true));
+        let (started, empty, control) =
+            (Moment::Dequeued(64).bit(false), Moment::Empty.bit(false), Moment::ControlQueued.bit(false));
+        let watches = |m: PortAttachment, bit: u8| m.watches() & bit != 0;
+        // Threshold PAUSE: arrivals (with their input) and departures.
+        assert!(watches(ThresholdPause, forwarded) && watches(ThresholdPause, started));
+        assert!(watches(ThresholdPause, empty) && !watches(ThresholdPause, queued_held));
+        // A rate policy: the data queue, held or not; not control frames nor arrivals.
+        assert!(watches(RateSwitching, queued) && watches(RateSwitching, queued_held));
+        assert!(!watches(RateSwitching, forwarded) && !watches(RateSwitching, control));
+        // LPI: a frame queued at a sleeping PHY, control frames, an idle port.
+        assert!(!watches(LowPowerIdle, queued) && watches(LowPowerIdle, queued_held));
+        assert!(watches(LowPowerIdle, control) && !watches(LowPowerIdle, started));
+        // The shaper: a frame started.
+        assert!(watches(TokenBucketShaper, started) && !watches(TokenBucketShaper, empty));
+        assert!(attached(&[LowPowerIdle]).watch(queued_held) && !attached(&[LowPowerIdle]).watch(queued));
     }
 }

@@ -6,12 +6,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::node::{Shapers, TokenBucket};
-use crate::node::{Port, PortAttachment};
+use crate::node::Port;
 use crate::phy::Link;
 use crate::scenario::common::{ends_from, positive_rate, Result};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Scenario;
 use crate::scenario::units::{RateSpec, SizeSpec};
+use crate::sim::attach::PortAttachment;
 
 /// A token-bucket shaper on the link's transmitters: data frames leave at a long-run
 /// rate of at most `rate`, in bursts of at most `burst` (plus one frame) at the link's
@@ -44,7 +45,7 @@ pub(crate) fn shapers(s: &Scenario, links: &[Link], ports: &mut [Port]) -> Resul
         for (end, port) in links[i].ends.into_iter().enumerate() {
             if shaped[end] {
                 buckets.insert(port, TokenBucket::new(rate, shaper.burst.0));
-                ports[port.index()].attachments.attach(PortAttachment::TokenBucketShaper);
+                PortAttachment::TokenBucketShaper.attach_to(&mut ports[port.index()].attachments);
             }
         }
     }

@@ -15,10 +15,10 @@ mod warnings;
 
 use crate::engine::RunLimits;
 use crate::ids::NodeId;
-use crate::node::PortAttachment;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Scenario;
 use crate::scenario::topology::Topology;
+use crate::sim::attach::PortAttachment;
 use crate::sim::{MeasureWindow, Network};
 use crate::time::{Duration, SimTime};
 
@@ -125,10 +125,10 @@ pub fn build(s: &Scenario) -> Result<Built> {
         for (end, p) in l.ends.into_iter().enumerate() {
             // A policy scaling one output port watches that port's queue alone.
             if rate.is_some_and(|r| r.scales(end)) {
-                ports[p.index()].attachments.attach(PortAttachment::RateSwitching);
+                PortAttachment::RateSwitching.attach_to(&mut ports[p.index()].attachments);
             }
             if l.eee.is_some() {
-                ports[p.index()].attachments.attach(PortAttachment::LowPowerIdle);
+                PortAttachment::LowPowerIdle.attach_to(&mut ports[p.index()].attachments);
             }
         }
     }

@@ -2,13 +2,12 @@
 //! generators and their headroom, the periodic generators.
 
 use crate::ids::PortId;
-use crate::node::{
-    headroom, PauseInput, PauseReceiver, PeriodicPause, Port, PortAttachment, RateRange, ThresholdPause,
-};
+use crate::node::{headroom, PauseInput, PauseReceiver, PeriodicPause, Port, RateRange, ThresholdPause};
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::topology::{Role, Topology};
+use crate::sim::attach::PortAttachment;
 use crate::time::{Bytes, Duration, SimTime};
 use crate::wire::{ethernet, mac_control};
 
@@ -28,7 +27,7 @@ pub(super) fn flow_control(s: &Scenario, topo: &Topology, links: &[Link], ports:
             // PAUSE is for full-duplex links (IEEE 802.3 Annex 31B): not on a segment.
             if let Some(t) = threshold.as_ref().filter(|_| link < s.links.len()) {
                 p.pause.threshold = Some(t.clone());
-                p.attachments.attach(PortAttachment::ThresholdPause);
+                PortAttachment::ThresholdPause.attach_to(&mut p.attachments);
             }
         }
     }
