@@ -17,7 +17,8 @@ use crate::sim::attach::PortAttachment;
 /// A token-bucket shaper on the link's transmitters: data frames leave at a long-run
 /// rate of at most `rate`, in bursts of at most `burst` (plus one frame) at the link's
 /// rate. A frame may start while the bucket's credit is not negative and spends its
-/// length (header to FCS); MAC control frames pass unshaped. See docs/scenarios.md.
+/// length (header to FCS); MAC control frames pass unshaped. Shaped ports report
+/// `shaped`, `shaper_holds` and `shaper_held_s` among their results.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ShaperSpec {
