@@ -178,10 +178,10 @@ def test_the_long_files_listed_still_exist_and_are_long() -> None:
 #: "Adding a port mechanism"); until then each count may only fall: lower it here when a
 #: change lowers it.
 MECHANISM_REACH = {
-    "Low Power Idle": 13,
-    "PAUSE": 13,
+    "Low Power Idle": 12,
+    "PAUSE": 12,
     "rate switching": 9,
-    "token-bucket shaper": 5,
+    "token-bucket shaper": 3,
     "CSMA/CD": 12,
 }
 
@@ -204,6 +204,10 @@ def test_no_mechanism_reaches_further_into_the_core() -> None:
     for name, (pattern, room) in reach.MECHANISMS.items():
         files = reach.reach(pattern, room)
         listed = MECHANISM_REACH[name]
+        if all(r.startswith(ROOMS + "/") for r in room):
+            # Built as a room: the design's bound (its line in mechanisms/mod.rs, the
+            # registry, its key on the spec), not a ratchet.
+            assert len(files) <= 3, f"{name}, built as a room, reaches {len(files)} files: {files}"
         assert len(files) <= listed, f"{name} now reaches {len(files)} files: {files}"
         assert len(files) == listed, (
             f"{name} reaches {len(files)} files now, fewer than listed: lower MECHANISM_REACH"

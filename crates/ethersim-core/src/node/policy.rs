@@ -2,7 +2,7 @@
 //! transmitter (frame coalescing, Low Power Idle timeouts, adaptive-rate thresholds).
 //!
 //! A policy sees three moments of its port, and answers each with a [`PolicyAction`]
-//! applied to the port's transmit gate through the [`Closer::Policy`](crate::phy::Closer)
+//! applied to the port's transmit gate through the [`Closer::POLICY`](crate::phy::Closer)
 //! slot (which holds data frames, never MAC control):
 //!
 //! * a data frame joined the queue ([`QueuePolicy::on_enqueue`]);

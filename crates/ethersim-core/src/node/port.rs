@@ -125,7 +125,7 @@ pub struct Port {
     /// Whether a capture writes this port's frames (`Network::captures`).
     pub captured: bool,
     /// The host's interrupt service time: after each data frame's last bit, the
-    /// controller waits this long before it can start the next ([`Closer::Driver`]).
+    /// controller waits this long before it can start the next ([`Closer::DRIVER`]).
     /// Zero for a NIC that sends from its queue back to back (and on switches).
     pub tx_interrupt: Duration,
     /// Variation of the interrupt service time, if the host's varies (boxed: most do not).
@@ -298,7 +298,7 @@ impl Port {
             self.queue.abort_leaving(now);
             if self.tx_interrupt != Duration::ZERO {
                 let service = self.interrupt_service();
-                self.gate.close(Closer::Driver, now + service);
+                self.gate.close(Closer::DRIVER, now + service);
             }
         }
         Some(w.class)
@@ -334,7 +334,7 @@ impl Port {
                     // The controller interrupts the host; the host gives it the next
                     // frame after the interrupt's service time, from the last bit.
                     let service = self.interrupt_service();
-                    self.gate.close(Closer::Driver, done.last_bit + service);
+                    self.gate.close(Closer::DRIVER, done.last_bit + service);
                 }
             }
             FrameClass::Control => self.stats.control_sent += 1,
@@ -500,14 +500,14 @@ mod tests {
         let (mut p, mut d) = port();
         p.enqueue(SimTime(0), frame(0)).unwrap();
         p.enqueue_control(frame(1));
-        p.gate.close(Closer::Pause, SimTime::NEVER);
+        p.gate.close(Closer::of_mechanism(0), SimTime::NEVER);
         assert_eq!(p.next_tx(SimTime(0)), NextTx::Ready(FrameClass::Control));
         let (f, sent) = p.start(SimTime(0), FrameClass::Control, &mut d);
         assert_eq!(f.pkt, PacketRef(1));
         assert_eq!(p.next_tx(SimTime(0)), NextTx::Idle, "busy");
         assert_eq!(p.finish_tx(sent.tx), Some(FrameClass::Control));
         assert_eq!(p.next_tx(sent.timing.wire_free), NextTx::Idle, "data is paused until opened");
-        p.gate.open(Closer::Pause);
+        p.gate.open(Closer::of_mechanism(0));
         assert_eq!(p.next_tx(sent.timing.wire_free), NextTx::Ready(FrameClass::Data));
         assert_eq!(p.stats().control_sent, 1);
     }
@@ -516,7 +516,7 @@ mod tests {
     fn a_gate_closed_until_an_instant_names_it() {
         let (mut p, _) = port();
         p.enqueue(SimTime(0), frame(0)).unwrap();
-        p.gate.close(Closer::Link, SimTime(500));
+        p.gate.close(Closer::LINK, SimTime(500));
         assert_eq!(p.next_tx(SimTime(0)), NextTx::WaitUntil(SimTime(500)));
         assert_eq!(p.next_tx(SimTime(500)), NextTx::Ready(FrameClass::Data));
     }

@@ -14,45 +14,57 @@
 
 use crate::time::SimTime;
 
-/// A mechanism that can hold a port's transmitter.
+/// A mechanism that can hold a port's transmitter: its slot in the gate.
+///
+/// The gate knows its closers by number. Its own (the link, the PHY, a queue policy,
+/// the host's driver) are named here; each port mechanism that holds data frames (PAUSE,
+/// a shaper) takes one of the slots after them, [`Closer::of_mechanism`], numbered by
+/// the registry of port mechanisms (`sim/attach.rs`), so the gate names no mechanism.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Closer {
-    /// The link carries nothing (a scheduled outage, a rate switch). Holds every frame.
-    Link = 0,
-    /// The transmitting PHY is not ready (asleep or waking). Holds every frame.
-    Phy = 1,
-    /// PAUSE from the link partner (802.3 Annex 31B). Holds data frames only.
-    Pause = 2,
-    /// A queue policy (frame coalescing, say). Holds data frames only.
-    Policy = 3,
-    /// The host's driver: after each frame the controller waits for the host to service
-    /// its interrupt before it can start the next one. Holds data frames only.
-    Driver = 4,
-    /// A token-bucket shaper whose credit is below zero (`mechanisms/shaper/`). Holds data
-    /// frames only.
-    Shaper = 5,
-}
+pub struct Closer(u8);
 
 impl Closer {
-    /// Every closer, in slot order.
-    pub const ALL: [Closer; 6] =
-        [Closer::Link, Closer::Phy, Closer::Pause, Closer::Policy, Closer::Driver, Closer::Shaper];
+    /// Slots a gate has: its own four, and the mechanisms' after them.
+    pub const SLOTS: usize = 6;
+
+    /// The link carries nothing (a scheduled outage, a rate switch). Holds every frame.
+    pub const LINK: Closer = Closer(0);
+    /// The transmitting PHY is not ready (asleep or waking). Holds every frame.
+    pub const PHY: Closer = Closer(1);
+    /// A queue policy (frame coalescing, say). Holds data frames only.
+    pub const POLICY: Closer = Closer(2);
+    /// The host's driver: after each frame the controller waits for the host to service
+    /// its interrupt before it can start the next one. Holds data frames only.
+    pub const DRIVER: Closer = Closer(3);
+
+    /// The closers of the physical layer, which hold MAC control frames too: the first
+    /// this many slots.
+    const HOLDING_CONTROL: usize = 2;
+    /// The first slot of the mechanisms' closers.
+    const FIRST_OF_MECHANISMS: u8 = 4;
+
+    /// The closer of port mechanism `n` (0, 1, …): it holds data frames only.
+    ///
+    /// # Panics
+    /// At compile time when used in a constant (as the registry does), if the gate has no
+    /// slot `n`.
+    pub const fn of_mechanism(n: u8) -> Closer {
+        assert!(
+            (Closer::FIRST_OF_MECHANISMS as usize) + (n as usize) < Closer::SLOTS,
+            "the gate has no slot for this mechanism: raise Closer::SLOTS"
+        );
+        Closer(Closer::FIRST_OF_MECHANISMS + n)
+    }
+
+    /// Its slot.
+    #[inline]
+    pub const fn slot(self) -> usize {
+        self.0 as usize
+    }
 
     /// Whether this closer also holds MAC control frames.
     pub const fn holds_control(self) -> bool {
-        matches!(self, Closer::Link | Closer::Phy)
-    }
-
-    /// Its name in results and traces.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Closer::Link => "link",
-            Closer::Phy => "phy",
-            Closer::Pause => "pause",
-            Closer::Policy => "policy",
-            Closer::Driver => "driver",
-            Closer::Shaper => "shaper",
-        }
+        self.slot() < Closer::HOLDING_CONTROL
     }
 }
 
@@ -80,7 +92,7 @@ pub enum GateState {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TxGate {
     /// Per closer: closed until this instant (at or before now: open; `NEVER`: until opened).
-    until: [SimTime; Closer::ALL.len()],
+    until: [SimTime; Closer::SLOTS],
     /// The latest of `until`: at or before now, every closer is open (the common case,
     /// answered with one comparison).
     latest: SimTime,
@@ -88,7 +100,7 @@ pub struct TxGate {
 
 impl Default for TxGate {
     fn default() -> Self {
-        TxGate { until: [SimTime::ZERO; Closer::ALL.len()], latest: SimTime::ZERO }
+        TxGate { until: [SimTime::ZERO; Closer::SLOTS], latest: SimTime::ZERO }
     }
 }
 
@@ -96,7 +108,7 @@ impl TxGate {
     /// `closer` holds the gate until `until` ([`SimTime::NEVER`]: until it opens it).
     /// A later call replaces an earlier one of the same closer.
     pub fn close(&mut self, closer: Closer, until: SimTime) {
-        self.until[closer as usize] = until;
+        self.until[closer.slot()] = until;
         self.latest = self.until.iter().copied().max().unwrap_or(SimTime::ZERO);
     }
 
@@ -120,12 +132,12 @@ impl TxGate {
 
     /// Whether `closer` holds the gate at `now`.
     pub fn is_closed_by(&self, closer: Closer, now: SimTime) -> bool {
-        self.until[closer as usize] > now
+        self.until[closer.slot()] > now
     }
 
     /// Until when `closer` holds the gate, if it does at `now`.
     pub fn closed_until(&self, closer: Closer, now: SimTime) -> Option<SimTime> {
-        let u = self.until[closer as usize];
+        let u = self.until[closer.slot()];
         (u > now).then_some(u)
     }
 
@@ -143,11 +155,9 @@ impl TxGate {
             };
         }
         let mut latest = now;
-        for closer in Closer::ALL {
-            if class == FrameClass::Control && !closer.holds_control() {
-                continue;
-            }
-            latest = latest.max(self.until[closer as usize]);
+        // A control frame: only the closers of the physical layer hold it.
+        for &until in &self.until[..Closer::HOLDING_CONTROL] {
+            latest = latest.max(until);
         }
         if latest == now {
             GateState::Open
@@ -163,6 +173,9 @@ impl TxGate {
 mod tests {
     use super::*;
 
+    /// A mechanism's closer, which holds data only (as PAUSE's does).
+    const PAUSE: Closer = Closer::of_mechanism(0);
+
     #[test]
     fn a_fresh_gate_is_open() {
         assert_eq!(TxGate::default().state(SimTime::ZERO, FrameClass::Data), GateState::Open);
@@ -171,7 +184,7 @@ mod tests {
     #[test]
     fn the_gate_reopens_by_itself_at_the_instant_it_was_closed_until() {
         let mut g = TxGate::default();
-        g.close(Closer::Link, SimTime(100));
+        g.close(Closer::LINK, SimTime(100));
         assert_eq!(g.state(SimTime(99), FrameClass::Data), GateState::ClosedUntil(SimTime(100)));
         assert_eq!(g.state(SimTime(100), FrameClass::Data), GateState::Open);
     }
@@ -179,34 +192,34 @@ mod tests {
     #[test]
     fn the_latest_closer_decides_and_closed_until_opened_wins() {
         let mut g = TxGate::default();
-        g.close(Closer::Link, SimTime(100));
-        g.close(Closer::Policy, SimTime(300));
+        g.close(Closer::LINK, SimTime(100));
+        g.close(Closer::POLICY, SimTime(300));
         assert_eq!(g.state(SimTime(0), FrameClass::Data), GateState::ClosedUntil(SimTime(300)));
         assert!(!g.held_until_opened());
-        g.close(Closer::Phy, SimTime::NEVER);
+        g.close(Closer::PHY, SimTime::NEVER);
         assert_eq!(g.state(SimTime(0), FrameClass::Data), GateState::Closed);
         assert!(g.held_until_opened());
-        g.open(Closer::Phy);
-        g.open(Closer::Policy);
+        g.open(Closer::PHY);
+        g.open(Closer::POLICY);
         assert_eq!(g.state(SimTime(0), FrameClass::Data), GateState::ClosedUntil(SimTime(100)));
     }
 
     #[test]
     fn pause_holds_data_but_never_mac_control() {
         let mut g = TxGate::default();
-        g.close(Closer::Pause, SimTime::NEVER);
+        g.close(PAUSE, SimTime::NEVER);
         assert_eq!(g.state(SimTime(0), FrameClass::Data), GateState::Closed);
         assert_eq!(g.state(SimTime(0), FrameClass::Control), GateState::Open);
-        g.close(Closer::Link, SimTime(50));
+        g.close(Closer::LINK, SimTime(50));
         assert_eq!(g.state(SimTime(0), FrameClass::Control), GateState::ClosedUntil(SimTime(50)));
     }
 
     #[test]
     fn a_new_close_replaces_the_running_one_of_the_same_closer() {
         let mut g = TxGate::default();
-        g.close(Closer::Pause, SimTime(1000));
-        g.close(Closer::Pause, SimTime(10));
-        assert_eq!(g.closed_until(Closer::Pause, SimTime(0)), Some(SimTime(10)));
-        assert!(!g.is_closed_by(Closer::Pause, SimTime(10)));
+        g.close(PAUSE, SimTime(1000));
+        g.close(PAUSE, SimTime(10));
+        assert_eq!(g.closed_until(PAUSE, SimTime(0)), Some(SimTime(10)));
+        assert!(!g.is_closed_by(PAUSE, SimTime(10)));
     }
 }

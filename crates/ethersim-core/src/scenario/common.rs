@@ -4,14 +4,42 @@
 //! the scenario files of the mechanisms' rooms (`crate::mechanisms`).
 
 use crate::ids::FlowId;
-use crate::node::QueueLimits;
+use crate::node::{Port, QueueLimits};
+use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{BufferSpec, LinkSpec, Scenario};
+use crate::sim::attach::AttachedState;
 use crate::sim::Flow;
 use crate::time::{BitRate, Duration, SimTime};
 use crate::wire::ethernet;
 
 pub(crate) type Result<T> = std::result::Result<T, ScenarioError>;
+
+/// A link of the scenario as its mechanisms see it when they attach: its spec
+/// (`links[i]`) and the link built from it.
+pub(crate) struct LinkSite<'a> {
+    /// `links[i]`.
+    pub spec: &'a LinkSpec,
+    /// The link built from it (its ports are `link.ends`).
+    pub link: &'a Link,
+}
+
+/// The keys of a link mechanism built as a room (`links[i].KEY`, listed by
+/// `LinkSpec::room_mechanisms`): its builder, in the room's `scenario.rs`, checks them
+/// and attaches the mechanism to the link's ports. The orchestrator calls every one
+/// alike, so it names none of them.
+pub(crate) trait LinkMechanismSpec {
+    /// Checks the keys (errors at `path`, the key's own path) and attaches the mechanism
+    /// to `site`'s ports: their attachment kinds in `ports`, their state beside them in
+    /// `attached`.
+    fn attach(
+        &self,
+        path: &str,
+        site: &LinkSite<'_>,
+        ports: &mut [Port],
+        attached: &mut AttachedState,
+    ) -> Result<()>;
+}
 
 /// The flow of the application called `name`, or an error at `path`.
 pub(crate) fn flow_named(flows: &[Flow], name: &str, path: &str) -> Result<FlowId> {

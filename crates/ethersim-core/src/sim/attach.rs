@@ -59,6 +59,17 @@ impl AttachedState {
 pub const RECORD_VIEWS: [RecordView; 4] =
     [PausePortReport::VIEW, LpiPortReport::VIEW, RatePortReport::VIEW, ShaperPortReport::VIEW];
 
+/// The gate closers of the port mechanisms that hold a port's data frames, a slot each
+/// ([`Closer::of_mechanism`]): the gate names none of them.
+pub mod closers {
+    use crate::phy::Closer;
+
+    /// PAUSE from the link partner (802.3 Annex 31B, `handlers/pause.rs`).
+    pub const PAUSE: Closer = Closer::of_mechanism(0);
+    /// A token-bucket shaper whose credit is below zero (`mechanisms/shaper/`).
+    pub const SHAPER: Closer = Closer::of_mechanism(1);
+}
+
 /// A mechanism attached to a port. The order of the variants is the order in which the
 /// mechanisms of one port see a moment; a port knows each by its number (its `kind`,
 /// `node/attach.rs`).

@@ -217,7 +217,7 @@ pub struct PortSeries {
     held: (u64, u64),
     pauses: u64,
     leaving: Option<(SimTime, u64)>,
-    closed_until: [SimTime; Closer::ALL.len()],
+    closed_until: [SimTime; Closer::SLOTS],
     gate_reopens: Option<SimTime>,
 }
 
@@ -238,7 +238,7 @@ impl PortSeries {
             held: (0, 0),
             pauses: 0,
             leaving: None,
-            closed_until: [SimTime::ZERO; Closer::ALL.len()],
+            closed_until: [SimTime::ZERO; Closer::SLOTS],
             gate_reopens: None,
         }
     }
@@ -317,7 +317,7 @@ impl PortSeries {
                 self.pause_received.push(self.limits, now, self.pauses);
             }
             TraceRecord::Gate { port, closer, until } if port == self.port => {
-                self.closed_until[closer as usize] = until;
+                self.closed_until[closer.slot()] = until;
                 // Data frames are held by every closer.
                 let latest = self.closed_until.iter().copied().max().unwrap_or(SimTime::ZERO);
                 if latest > now {
@@ -416,6 +416,7 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::attach::closers;
 
     #[test]
     fn each_quantity_keeps_its_own_point_limit() {
@@ -454,9 +455,9 @@ mod tests {
     fn the_gate_series_follows_every_closer_and_reopens_by_itself() {
         let mut s = PortSeries::new(PortId(0), 0, SeriesLimits::points(100));
         let gate = |closer, until| TraceRecord::Gate { port: PortId(0), closer, until };
-        s.on_record(SimTime(10), &gate(Closer::Link, SimTime(50)));
-        s.on_record(SimTime(20), &gate(Closer::Pause, SimTime(80)));
-        s.on_record(SimTime(30), &gate(Closer::Pause, SimTime(30))); // opened early
+        s.on_record(SimTime(10), &gate(Closer::LINK, SimTime(50)));
+        s.on_record(SimTime(20), &gate(closers::PAUSE, SimTime(80)));
+        s.on_record(SimTime(30), &gate(closers::PAUSE, SimTime(30))); // opened early
         let settled = s.settled(SimTime(100));
         assert_eq!(settled.gate_open.points, vec![(SimTime(0), 1), (SimTime(10), 0), (SimTime(50), 1)]);
     }

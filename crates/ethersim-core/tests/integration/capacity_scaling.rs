@@ -165,7 +165,7 @@ fn changes_are_at_least_mrci_apart_and_each_keeps_the_port_dark_for_delta() {
     let closes: Vec<(SimTime, SimTime)> = records
         .iter()
         .filter_map(|(t, r)| match *r {
-            TraceRecord::Gate { port, closer: Closer::Link, until } if port == SCALED && until > *t => {
+            TraceRecord::Gate { port, closer: Closer::LINK, until } if port == SCALED && until > *t => {
                 Some((*t, until))
             }
             _ => None,

@@ -8,7 +8,8 @@
 
 use crate::common::{data_starts, log, logged, logged_with, simulation, simulation_with};
 use ethersim_core::ids::PortId;
-use ethersim_core::phy::{Closer, FrameClass};
+use ethersim_core::phy::FrameClass;
+use ethersim_core::sim::attach::closers;
 use ethersim_core::sim::{PortSeries, Simulation, Subscriber, TraceRecord};
 use ethersim_core::time::{BitRate, Bytes, Duration, SimTime};
 use ethersim_core::wire::mac_control;
@@ -331,7 +332,7 @@ size = "3 MB"
     let mut sent_while_paused = [0u32; 10];
     for (t, r) in &log(&sim).records {
         match *r {
-            TraceRecord::Gate { port, closer: Closer::Pause, until } => paused_until[port.index()] = until,
+            TraceRecord::Gate { port, closer: closers::PAUSE, until } => paused_until[port.index()] = until,
             TraceRecord::TxStarted { port, class: FrameClass::Control, .. }
                 if paused_until[port.index()] > *t =>
             {

@@ -4,7 +4,7 @@
 //! The bucket holds credit, earned at `rate` up to `burst` and spent by each data
 //! frame's length (the Ethernet frame, header to FCS, as queued) as the frame starts. A
 //! frame may start while the credit is not negative; a frame that takes it below zero
-//! closes the port's gate (`Closer::Shaper`) until the credit has grown back to zero.
+//! closes the port's gate (`closers::SHAPER`) until the credit has grown back to zero.
 //! This is the rule of IEEE 802.1Q's credit-based shaper (clause 8.6.8.2: transmission
 //! is allowed while credit is zero or positive, and a frame may take it negative) with
 //! a cap of `burst` in place of the idle slope's reset, and the rule token-bucket

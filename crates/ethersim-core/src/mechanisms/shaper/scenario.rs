@@ -1,18 +1,16 @@
 //! The shaper's scenario keys, `links[i].shaper = { rate, burst, from }`, and its
-//! builder: a token bucket on each shaped port of a point-to-point link, attached to the
-//! port's queue moments (`node/attach.rs`).
+//! builder ([`LinkMechanismSpec`]): a token bucket on each shaped port of a
+//! point-to-point link, attached to the port's queue moments (`node/attach.rs`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::node::{Shapers, TokenBucket};
+use super::node::TokenBucket;
 use crate::node::Port;
-use crate::phy::Link;
-use crate::scenario::common::{ends_from, positive_rate, Result};
+use crate::scenario::common::{ends_from, positive_rate, LinkMechanismSpec, LinkSite, Result};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::schema::Scenario;
 use crate::scenario::units::{RateSpec, SizeSpec};
-use crate::sim::attach::PortAttachment;
+use crate::sim::attach::{AttachedState, PortAttachment};
 
 /// A token-bucket shaper on the link's transmitters: data frames leave at a long-run
 /// rate of at most `rate`, in bursts of at most `burst` (plus one frame) at the link's
@@ -31,24 +29,26 @@ pub struct ShaperSpec {
     pub from: Option<String>,
 }
 
-/// The token buckets of `s`'s links, attached to their ports (`links[i]` is `links`'s
-/// `i`th).
-pub(crate) fn shapers(s: &Scenario, links: &[Link], ports: &mut [Port]) -> Result<Shapers> {
-    let mut buckets = Shapers::default();
-    for (i, spec) in s.links.iter().enumerate() {
-        let Some(shaper) = &spec.shaper else { continue };
-        let path = format!("links[{i}].shaper");
-        let rate = positive_rate(shaper.rate.0, &format!("{path}.rate"))?;
-        if shaper.burst.0 .0 == 0 {
+impl LinkMechanismSpec for ShaperSpec {
+    /// A token bucket on each shaped end of the link, attached to that port.
+    fn attach(
+        &self,
+        path: &str,
+        site: &LinkSite<'_>,
+        ports: &mut [Port],
+        attached: &mut AttachedState,
+    ) -> Result<()> {
+        let rate = positive_rate(self.rate.0, &format!("{path}.rate"))?;
+        if self.burst.0 .0 == 0 {
             return Err(ScenarioError::at(format!("{path}.burst"), "must be greater than 0 B"));
         }
-        let shaped = ends_from(spec, shaper.from.as_deref(), &format!("{path}.from"))?;
-        for (end, port) in links[i].ends.into_iter().enumerate() {
+        let shaped = ends_from(site.spec, self.from.as_deref(), &format!("{path}.from"))?;
+        for (end, port) in site.link.ends.into_iter().enumerate() {
             if shaped[end] {
-                buckets.insert(port, TokenBucket::new(rate, shaper.burst.0));
+                attached.shapers.insert(port, TokenBucket::new(rate, self.burst.0));
                 PortAttachment::TokenBucketShaper.attach_to(&mut ports[port.index()].attachments);
             }
         }
+        Ok(())
     }
-    Ok(buckets)
 }

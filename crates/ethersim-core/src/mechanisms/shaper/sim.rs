@@ -6,7 +6,7 @@
 use crate::engine::Scheduler;
 use crate::ids::PortId;
 use crate::node::Moment;
-use crate::phy::Closer;
+use crate::sim::attach::closers;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::time::SimTime;
@@ -27,7 +27,7 @@ impl Network {
         let Some(bucket) = self.attached.shapers.get_mut(port) else { return };
         if let Some(until) = bucket.on_frame_start(now, len) {
             // The frame just started holds the wire; the next waits for its credit.
-            self.change_gate(now, port, Closer::Shaper, Some(until));
+            self.change_gate(now, port, closers::SHAPER, Some(until));
         }
     }
 }

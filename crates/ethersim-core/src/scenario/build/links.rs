@@ -4,17 +4,19 @@
 
 use crate::engine::rng;
 use crate::ids::PortId;
+use crate::node::Port;
 use crate::phy::{CapacityProcess, Link, LossModel, Outage, OutageSchedule, ScriptedLoss};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{FlowDirection, LinkSpec, LossSpec, Scenario};
 use crate::scenario::topology::Topology;
+use crate::sim::attach::AttachedState;
 use crate::sim::Flow;
 use crate::time::{Duration, SimTime};
 use crate::wire::Role as End;
 
 use super::eee::link_eee;
 use super::rate::rate_switching;
-use crate::scenario::common::{ends_from, flow_named, Result};
+use crate::scenario::common::{ends_from, flow_named, LinkSite, Result};
 
 /// One link object per `[[links]]` entry: link `i` joins ports `2i` and `2i + 1`.
 pub(super) fn links(s: &Scenario) -> Result<Vec<Link>> {
@@ -41,6 +43,19 @@ pub(super) fn links(s: &Scenario) -> Result<Vec<Link>> {
 }
 
 /// A link's varying capacity, checked.
+/// The mechanisms built as rooms on `s`'s links (`links[i]` is `links`'s `i`th), each
+/// attached by its own builder, and the state they keep beside the ports.
+pub(super) fn room_mechanisms(s: &Scenario, links: &[Link], ports: &mut [Port]) -> Result<AttachedState> {
+    let mut attached = AttachedState::default();
+    for (i, spec) in s.links.iter().enumerate() {
+        let site = LinkSite { spec, link: &links[i] };
+        for (key, mechanism) in spec.room_mechanisms() {
+            mechanism.attach(&format!("links[{i}].{key}"), &site, ports, &mut attached)?;
+        }
+    }
+    Ok(attached)
+}
+
 pub(super) fn capacity(s: &Scenario, spec: &LinkSpec, i: usize) -> Result<Option<CapacityProcess>> {
     let Some(c) = &spec.capacity else { return Ok(None) };
     let path = format!("links[{i}].capacity");

@@ -23,7 +23,7 @@ use crate::sim::{MeasureWindow, Network};
 use crate::time::{Duration, SimTime};
 
 use self::apps::apps;
-use self::links::{attach_losses, links};
+use self::links::{attach_losses, links, room_mechanisms};
 use self::nodes::{interrupt_jitter, nodes, ports};
 use self::pause::flow_control;
 use self::segment::{segments, MAX_STATIONS_TOTAL, MAX_STATION_PAIRS};
@@ -132,7 +132,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
             }
         }
     }
-    let shapers = crate::mechanisms::shaper::scenario::shapers(s, &links, &mut ports)?;
+    let attached = room_mechanisms(s, &links, &mut ports)?;
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;
@@ -142,7 +142,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names.clone(), nodes, ports, links, endpoints, flows);
     network.trace = trace;
-    network.attached.shapers = shapers;
+    network.attached = attached;
     record_idle_intervals(s, &jobs, &mut network);
     network.jobs = jobs;
     network.window = window.map(Box::new);

@@ -8,6 +8,7 @@ use super::common::{default_mtu, zero_time};
 use super::eee::EeeSpec;
 use super::rate::RateSwitchingSpec;
 use crate::mechanisms::shaper::scenario::ShaperSpec;
+use crate::scenario::common::LinkMechanismSpec;
 
 /// A full-duplex point-to-point link; each direction has the same rate and delay.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -51,6 +52,17 @@ pub struct LinkSpec {
     /// Default none.
     #[serde(default)]
     pub shaper: Option<ShaperSpec>,
+}
+
+impl LinkSpec {
+    /// The mechanisms built as rooms given on this link, each with its key: the builder
+    /// attaches them all alike (adding such a mechanism is its field above and its line
+    /// here).
+    pub(crate) fn room_mechanisms(&self) -> impl Iterator<Item = (&'static str, &dyn LinkMechanismSpec)> {
+        let given: [(&'static str, Option<&dyn LinkMechanismSpec>); 1] =
+            [("shaper", self.shaper.as_ref().map(|m| m as &dyn LinkMechanismSpec))];
+        given.into_iter().filter_map(|(key, m)| Some((key, m?)))
+    }
 }
 
 /// Capacity redrawn at random: uniform over [`min`, `max`] (whole bit/s), held for

@@ -1,7 +1,7 @@
 //! Energy Efficient Ethernet: a link's LPI PHYs meet its ports. A port going idle asks
 //! the PHY's policy when to sleep; a frame queued while the PHY is not Active asks when
 //! to wake; the policy's timer carries out what it decided. A sleeping PHY closes its
-//! ports' gates with `Closer::Phy` (holding every frame); a wake reopens them when it
+//! ports' gates with `Closer::PHY` (holding every frame); a wake reopens them when it
 //! ends. The state machines are in `phy/lpi.rs`.
 
 use crate::engine::{Generation, Scheduler};
@@ -171,7 +171,7 @@ impl Network {
         let now = sched.now();
         for &d in dirs {
             let port = ends[d];
-            self.change_gate(now, port, Closer::Phy, Some(until));
+            self.change_gate(now, port, Closer::PHY, Some(until));
             if !until.is_never() && Some(port) != by && !self.ports[port.index()].nothing_waits() {
                 self.try_start(sched, port);
             }

@@ -6,7 +6,7 @@
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
 use crate::node::Moment;
-use crate::phy::Closer;
+use crate::sim::attach::closers;
 use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
@@ -41,8 +41,8 @@ impl Network {
         let p = &mut self.ports[port.index()];
         let frame_end = p.frame_end(now);
         match p.pause.rx.on_pause(now, frame_end, length) {
-            Some(until) if until <= now => self.open_gate(sched, port, Closer::Pause),
-            Some(until) => self.close_gate(sched, port, Closer::Pause, until),
+            Some(until) if until <= now => self.open_gate(sched, port, closers::PAUSE),
+            Some(until) => self.close_gate(sched, port, closers::PAUSE, until),
             None => {}
         }
     }

@@ -126,9 +126,9 @@ impl Network {
         };
         let node = p.node;
         if self.trace.is_on() {
-            if let Some(until) = p.gate.closed_until(Closer::Driver, now) {
+            if let Some(until) = p.gate.closed_until(Closer::DRIVER, now) {
                 // The host's interrupt service holds the next frame (see `Port::finish_tx`).
-                self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::Driver, until });
+                self.trace.emit(now, || TraceRecord::Gate { port, closer: Closer::DRIVER, until });
             }
         }
         self.trace.emit(now, || TraceRecord::TxEnded { port, tx });
@@ -196,7 +196,7 @@ impl Network {
     /// (`Some(SimTime::NEVER)`: until it opens it) or opens it (`None`), and the trace
     /// path records the change. The caller says when the port looks at its queue again
     /// ([`Network::close_gate`] and [`Network::open_gate`] at once; a link mechanism
-    /// changing both ends, port by port). The host's interrupt service (`Closer::Driver`)
+    /// changing both ends, port by port). The host's interrupt service (`Closer::DRIVER`)
     /// is the port's own and is set by the port as a frame ends.
     pub(crate) fn change_gate(&mut self, now: SimTime, port: PortId, closer: Closer, until: Option<SimTime>) {
         let gate = &mut self.ports[port.index()].gate;
@@ -244,10 +244,10 @@ impl Network {
         };
         match action {
             PolicyAction::Keep => {}
-            PolicyAction::Hold(until) => self.close_gate(sched, port, Closer::Policy, until),
+            PolicyAction::Hold(until) => self.close_gate(sched, port, Closer::POLICY, until),
             PolicyAction::Release => {
-                if self.ports[port.index()].gate.is_closed_by(Closer::Policy, now) {
-                    self.open_gate(sched, port, Closer::Policy);
+                if self.ports[port.index()].gate.is_closed_by(Closer::POLICY, now) {
+                    self.open_gate(sched, port, Closer::POLICY);
                 }
             }
         }
@@ -258,8 +258,8 @@ impl Network {
 mod tests {
     use crate::engine::RunLimits;
     use crate::ids::{NodeId, PortId};
-    use crate::phy::Closer;
     use crate::scenario;
+    use crate::sim::attach::closers;
     use crate::sim::{Network, Simulation};
     use crate::time::{Duration, SimTime};
     use crate::wire::{ethernet, Packet};
@@ -302,7 +302,7 @@ count = 5
     #[test]
     fn a_paused_port_still_sends_mac_control_and_holds_data() {
         let mut sim = sim();
-        sim.network_mut().ports[0].gate.close(Closer::Pause, SimTime::NEVER);
+        sim.network_mut().ports[0].gate.close(closers::PAUSE, SimTime::NEVER);
         sim.run_until(SimTime(Duration::from_us(100).as_ps()));
         send_control(&mut sim);
         sim.run_until(SimTime(Duration::from_us(200).as_ps()));
@@ -313,7 +313,7 @@ count = 5
         assert_eq!(net.ports[0].queue().len(), 2, "requests due at 0 and 120 us wait");
         // Opening the gate lets the data go at once.
         let (net, sched) = sim.parts_mut();
-        net.open_gate(sched, PortId(0), Closer::Pause);
+        net.open_gate(sched, PortId(0), closers::PAUSE);
         sim.run();
         assert_eq!(sim.network().flows[0].forward().packets_received, 5);
     }

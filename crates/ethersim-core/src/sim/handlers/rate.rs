@@ -72,8 +72,8 @@ impl Network {
         until: crate::time::SimTime,
     ) {
         let now = sched.now();
-        let held = self.ports[port.index()].gate.closed_until(Closer::Link, now);
-        self.close_gate(sched, port, Closer::Link, held.map_or(until, |h| h.max(until)));
+        let held = self.ports[port.index()].gate.closed_until(Closer::LINK, now);
+        self.close_gate(sched, port, Closer::LINK, held.map_or(until, |h| h.max(until)));
     }
 
     /// A moment of `port`'s queue, an end its link's rate policy watches.
