@@ -78,6 +78,13 @@ impl Timer {
         !self.deadline.is_never()
     }
 
+    /// Whether the timer is armed to fire at `at` (one comparison: a disarmed timer's
+    /// deadline is `NEVER`, which no instant of a run equals).
+    #[inline]
+    pub fn is_due_at(&self, at: SimTime) -> bool {
+        self.deadline == at
+    }
+
     /// The deadline, if armed.
     pub fn deadline(&self) -> Option<SimTime> {
         self.is_armed().then_some(self.deadline)

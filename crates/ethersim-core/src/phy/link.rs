@@ -269,8 +269,10 @@ pub struct Link {
     pub outages: OutageSchedule,
     /// Frame loss, if the link loses frames (boxed: most links do not).
     pub loss: Option<Box<super::LossModel>>,
-    /// Link-rate switching, if the link has several rates (boxed: most links do not).
-    pub rate_switching: Option<Box<super::RateSwitching>>,
+    /// The timer of a policy that may change the link's rate (a link-rate switching
+    /// policy's, `mechanisms/rate/`): the link may go dark at its deadline
+    /// ([`Link::goes_dark_at`]). Disarmed on a link without one.
+    pub policy_timer: Timer,
     /// Energy Efficient Ethernet, if the link's PHYs have Low Power Idle.
     pub eee: Option<Box<super::LinkEee>>,
     /// Capacity redrawn at random over time, if it varies.
@@ -291,7 +293,7 @@ impl Link {
             dirs: [Direction::new(rate, delay), Direction::new(rate, delay)],
             outages,
             loss: None,
-            rate_switching: None,
+            policy_timer: Timer::default(),
             eee: None,
             capacity: None,
         }
@@ -306,7 +308,7 @@ impl Link {
             dirs: [Direction::new(rate, Duration::ZERO), Direction::new(rate, Duration::ZERO)],
             outages: OutageSchedule::default(),
             loss: None,
-            rate_switching: None,
+            policy_timer: Timer::default(),
             eee: None,
             capacity: None,
         }
@@ -330,8 +332,7 @@ impl Link {
     /// the link is dark from that instant whatever the order of the events at it; the
     /// event itself lets waiting frames start if it does not darken the link.
     pub fn goes_dark_at(&self, now: SimTime) -> bool {
-        self.outages.next_start() == Some(now)
-            || self.rate_switching.as_ref().is_some_and(|r| r.timer_due() == Some(now))
+        self.outages.next_start() == Some(now) || self.policy_timer.is_due_at(now)
     }
 
     /// Changes the rate of both directions at `now`.

@@ -1,7 +1,7 @@
 //! What a link's physical layer does over time: links as objects (a channel, its two
 //! directions, the frames on the cable), the transmit gate every port asks before it
-//! sends, scheduled outages, frame loss, link-rate switching and capacity scaling (with
-//! practRA and power models), capacity that varies over time, and Low Power Idle; each
+//! sends, scheduled outages, frame loss, power models, capacity that varies over time, and
+//! Low Power Idle (link-rate switching is a room of its own, `mechanisms/rate/`); each
 //! mechanism that darkens a port closes its gate through its own [`Closer`].
 
 pub mod bus;
@@ -13,9 +13,7 @@ pub mod loss;
 pub mod lpi;
 pub mod outage;
 pub mod power;
-pub mod practra;
 pub mod queue_view;
-pub mod rate;
 
 pub use bus::{Bus, MacState, MacStep};
 pub use capacity::CapacityProcess;
@@ -28,9 +26,4 @@ pub use lpi::{
 };
 pub use outage::{Outage, OutageSchedule};
 pub use power::PowerModel;
-pub use practra::{PractRa, PractRaSettings};
 pub use queue_view::QueueView;
-pub use rate::{
-    AlrPolicy, LinkView, RatePolicy, RatePolicyKind, RatePortReport, RateSwitch, RateSwitching,
-    ScheduledRates,
-};

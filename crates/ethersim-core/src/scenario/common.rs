@@ -3,7 +3,7 @@
 //! from here, never from the orchestrator (`build`), so the layer has no circle; so do
 //! the scenario files of the mechanisms' rooms (`crate::mechanisms`).
 
-use crate::ids::FlowId;
+use crate::ids::{FlowId, LinkId};
 use crate::node::{Port, QueueLimits};
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
@@ -18,6 +18,8 @@ pub(crate) type Result<T> = std::result::Result<T, ScenarioError>;
 /// A link of the scenario as its mechanisms see it when they attach: its spec
 /// (`links[i]`) and the link built from it.
 pub(crate) struct LinkSite<'a> {
+    /// The link's number (`i`: point-to-point links come first).
+    pub id: LinkId,
     /// `links[i]`.
     pub spec: &'a LinkSpec,
     /// The link built from it (its ports are `link.ends`).

@@ -11,7 +11,7 @@
 //!   ([`AttachedState`]), and their records in the results ([`AttachedRecords`],
 //!   [`RECORD_VIEWS`]).
 //!
-//! Each arm calls into the mechanism's own room (`handlers/pause.rs`, `handlers/rate.rs`,
+//! Each arm calls into the mechanism's own room (`handlers/pause.rs`, `mechanisms/rate/`,
 //! `handlers/lpi.rs`, `handlers/csma.rs`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
 //! a variant of [`PortAttachment`] with its moments, an arm here, and (if it has a timer) a
 //! variant of [`MechanismTimer`]: the recipe is in docs/architecture.md.
@@ -20,21 +20,81 @@ use serde::Serialize;
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
+use crate::mechanisms::rate::phy::records::{RateLinkReport, RatePortReport, RateSwitchings};
 use crate::mechanisms::shaper::node::{ShaperPortReport, Shapers};
 use crate::node::attach::bits::{CONTROL_QUEUED, DEQUEUED, EMPTY, ENQUEUED, ENQUEUED_HELD, FORWARDED};
 use crate::node::{Attachments, Moment, PausePortReport};
-use crate::phy::{LpiPortReport, RatePortReport};
+use crate::phy::LpiPortReport;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::stats::record::RecordView;
 use crate::time::SimTime;
 
-/// The state of the port mechanisms that keep it beside the ports, by port, so that a
-/// port without the mechanism carries nothing of it.
-#[derive(Clone, Debug, Default)]
+/// The state of the port and link mechanisms that keep it beside the ports and links,
+/// by port or link, so that a port or link without the mechanism carries nothing of it.
+#[derive(Debug, Default)]
 pub struct AttachedState {
     /// The token buckets of shaped ports (`mechanisms/shaper/`).
     pub shapers: Shapers,
+    /// The rate switching of links whose rate a policy changes (`mechanisms/rate/`).
+    pub rate_switching: RateSwitchings,
+}
+
+/// The columns every port's results carry for its mechanisms (`null` or zero where a
+/// mechanism is absent), in their place among the port's columns.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PortRecords {
+    /// IEEE 802.3x flow control: whether the port honours PAUSE, PAUSE frames sent and
+    /// received, time paused.
+    #[serde(flatten)]
+    pub pause: PausePortReport,
+    /// Low Power Idle: time in each PHY state and energy (`null` without EEE).
+    #[serde(flatten)]
+    pub lpi: LpiPortReport,
+    /// Link-rate switching of this port: its mean service rate and energy (`null` when
+    /// its rate is not scaled).
+    #[serde(flatten)]
+    pub rate: RatePortReport,
+}
+
+/// The columns every link's results carry for its mechanisms (zero or empty where a
+/// mechanism is absent).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LinkRecords {
+    /// Link-rate switching: switches, time dark for them, time at each rate.
+    #[serde(flatten)]
+    pub rate: RateLinkReport,
+}
+
+impl Network {
+    /// The mechanisms' columns of `port`'s results for a run that ended at `end`.
+    pub fn port_records(&self, port: PortId, end: SimTime) -> PortRecords {
+        let p = &self.ports[port.index()];
+        let link = &self.links[p.link.index()];
+        PortRecords {
+            pause: p.pause.rx.report(end),
+            lpi: link.eee.as_ref().map_or_else(LpiPortReport::default, |e| e.port_report(p.end, end)),
+            rate: self
+                .attached
+                .rate_switching
+                .get(p.link)
+                .filter(|r| r.scales(p.end))
+                .map_or_else(RatePortReport::default, |r| {
+                    r.port_report(link.dirs[p.end].mean_rate_bps(end), end)
+                }),
+        }
+    }
+
+    /// The mechanisms' columns of `link`'s results for a run that ended at `end`.
+    pub fn link_records(&self, link: LinkId, end: SimTime) -> LinkRecords {
+        LinkRecords {
+            rate: self
+                .attached
+                .rate_switching
+                .get(link)
+                .map_or_else(RateLinkReport::default, |r| r.link_report(end)),
+        }
+    }
 }
 
 /// The columns of `port`'s results that the mechanisms of [`AttachedState`] report,
@@ -79,7 +139,7 @@ pub enum PortAttachment {
     /// Threshold PAUSE on a switch output (`node/pause.rs`): frames forwarded to it may
     /// pause their input's partner; frames leaving may release it.
     ThresholdPause,
-    /// The link's rate policy watching this end's queue (`phy/rate.rs`).
+    /// The link's rate policy watching this end's queue (`mechanisms/rate/`).
     RateSwitching,
     /// The link's Low Power Idle PHY (`phy/lpi/`): an idle port may let it sleep, a
     /// frame queued at a sleeping one wakes it.

@@ -6,7 +6,7 @@
 //! background traffic and their bottleneck's capacity trajectory exactly.
 
 use crate::common::{log, logged};
-use ethersim_core::ids::PortId;
+use ethersim_core::ids::{LinkId, PortId};
 use ethersim_core::phy::{Closer, FrameClass};
 use ethersim_core::sim::TraceRecord;
 use ethersim_core::time::SimTime;
@@ -150,7 +150,7 @@ fn constant_input_settles_at_the_smallest_rate_at_or_above_it_and_keeps_the_dela
         assert!(worst as f64 * 8.0 / 4e6 <= 0.05, "from {initial}: {worst} B held after settling");
         let net = sim.network();
         assert_eq!(net.ports[SCALED.index()].stats().drops, 0);
-        assert_eq!(net.links[1].rate_switching.as_ref().unwrap().rate_index(), 3);
+        assert_eq!(net.attached.rate_switching.get(LinkId(1)).unwrap().rate_index(), 3);
     }
 }
 
@@ -193,7 +193,7 @@ fn changes_are_at_least_mrci_apart_and_each_keeps_the_port_dark_for_delta() {
     // Time at the rates and the dark time add up to the run; the energy is their
     // closed form under P(r) = 5 + 5·r/10 Mb/s, each dark time at the higher rate's power.
     let end = sim.scheduler().now();
-    let rs = sim.network().links[1].rate_switching.as_ref().unwrap();
+    let rs = sim.network().attached.rate_switching.get(LinkId(1)).unwrap();
     let at = rs.time_at_rates(end);
     let total: u64 = at.iter().map(|d| d.as_ps()).sum::<u64>() + rs.dark_time(end).as_ps();
     assert_eq!(total, end.as_ps());
@@ -238,7 +238,7 @@ fn paired_runs_share_their_background_and_bottleneck_trajectories_exactly() {
             ethersim_core::app::EndpointKind::Source(s) => s.generated(),
             other => panic!("{other:?}"),
         };
-        let scaled_changes = net.links[1].rate_switching.as_ref().unwrap().switches();
+        let scaled_changes = net.attached.rate_switching.get(LinkId(1)).unwrap().switches();
         (trajectory, generated, scaled_changes, net.flows[0].forward().bytes_received)
     };
     let (with_pc, bg_pc, changes_pc, tcp_pc) = run(&practra("50 ms", "20 ms"));

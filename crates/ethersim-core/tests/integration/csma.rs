@@ -328,8 +328,8 @@ frame = "1000 B"
     let s = sim.summary("x", 1);
     let port = |node: &str, peer: &str| s.ports.iter().find(|p| p.node == node && p.peer == peer).unwrap();
     assert!(port("sw", "c").frames_sent > 0 && port("sw", "c").drops > 0, "the 1 Mb/s output overflows");
-    assert_eq!(port("sw", "coax").pause.pause_sent, 0, "no PAUSE onto the segment");
-    assert_eq!(port("a", "coax").pause.pause_received, 0);
+    assert_eq!(port("sw", "coax").mechanisms.pause.pause_sent, 0, "no PAUSE onto the segment");
+    assert_eq!(port("a", "coax").mechanisms.pause.pause_received, 0);
     let queue = s.series.iter().find(|x| x.port == "a->coax" && x.quantity == "queue_frames").unwrap();
     assert!(queue.value.iter().any(|&v| v > 0) && queue.value.iter().all(|&v| v <= 256));
 }

@@ -59,7 +59,7 @@ fn gaps_shorter_than_the_idle_timeout_never_sleep() {
     let starts = data_starts(&sim, PortId(0));
     assert_eq!(starts, sends.iter().map(|t| t * US).collect::<Vec<_>>(), "no frame waited");
     let s = sim.summary("x", 1);
-    assert_eq!(s.ports[0].lpi.lpi_sleeps, Some(0));
+    assert_eq!(s.ports[0].mechanisms.lpi.lpi_sleeps, Some(0));
 }
 
 #[test]
@@ -109,11 +109,11 @@ fn periodic_traffic_spends_the_closed_form_time_in_each_state() {
     let end = summary.sim_time_ps;
     let last = start + (n - 1) * p;
     let expected = [
-        ("active", (n - 1) * w + (end - last - tw), port.lpi.lpi_active_s),
-        ("sleep", n * ts, port.lpi.lpi_sleep_s),
-        ("quiet", q_first + (n - 1) * q_period, port.lpi.lpi_quiet_s),
-        ("refresh", r_first + (n - 1) * r_period, port.lpi.lpi_refresh_s),
-        ("wake", n * tw, port.lpi.lpi_wake_s),
+        ("active", (n - 1) * w + (end - last - tw), port.mechanisms.lpi.lpi_active_s),
+        ("sleep", n * ts, port.mechanisms.lpi.lpi_sleep_s),
+        ("quiet", q_first + (n - 1) * q_period, port.mechanisms.lpi.lpi_quiet_s),
+        ("refresh", r_first + (n - 1) * r_period, port.mechanisms.lpi.lpi_refresh_s),
+        ("wake", n * tw, port.mechanisms.lpi.lpi_wake_s),
     ];
     for (name, ps, got) in expected {
         let got = got.unwrap();
@@ -124,9 +124,9 @@ fn periodic_traffic_spends_the_closed_form_time_in_each_state() {
     let quiet = s(q_first + (n - 1) * q_period);
     let total = s(end);
     let energy = 4.0 * (total - quiet) + 0.4 * quiet;
-    assert!((port.lpi.energy_j.unwrap() - energy).abs() < 1e-12);
-    assert!((port.lpi.energy_eee_off_j.unwrap() - 4.0 * total).abs() < 1e-12);
-    assert_eq!(port.lpi.lpi_wakes, Some(n));
+    assert!((port.mechanisms.lpi.energy_j.unwrap() - energy).abs() < 1e-12);
+    assert!((port.mechanisms.lpi.energy_eee_off_j.unwrap() - 4.0 * total).abs() < 1e-12);
+    assert_eq!(port.mechanisms.lpi.lpi_wakes, Some(n));
 }
 
 #[test]
@@ -151,9 +151,10 @@ fn poisson_traffic_spends_the_renewal_reward_fraction_of_time_in_lpi() {
     let rho = lambda * w;
     let asleep = ts + (-lambda * ts).exp() / lambda;
     let expected = asleep * (1.0 - rho) / (asleep + tw);
-    let got =
-        (port.lpi.lpi_sleep_s.unwrap() + port.lpi.lpi_quiet_s.unwrap() + port.lpi.lpi_refresh_s.unwrap())
-            / 2.0;
+    let got = (port.mechanisms.lpi.lpi_sleep_s.unwrap()
+        + port.mechanisms.lpi.lpi_quiet_s.unwrap()
+        + port.mechanisms.lpi.lpi_refresh_s.unwrap())
+        / 2.0;
     // About 10,000 cycles: each cycle's asleep time has a standard deviation of at most
     // 1/λ (exponential), so the fraction's standard error is below
     // (1/λ)/(E[cycle]·√10000) ≈ 0.01; allow four of them.
@@ -235,16 +236,19 @@ fn each_end_may_have_its_own_power_and_apart_its_own_policy() {
     let mut sim = simulation(&pair(eee, &[1000], &[]));
     sim.run();
     let s = sim.summary("x", 1);
-    let (ea, eb) = (s.ports[0].lpi.energy_j.unwrap(), s.ports[1].lpi.energy_j.unwrap());
+    let (ea, eb) = (s.ports[0].mechanisms.lpi.energy_j.unwrap(), s.ports[1].mechanisms.lpi.energy_j.unwrap());
     assert!((eb / ea - 4.0).abs() < 1e-9, "{ea} J and {eb} J");
-    assert_eq!(s.ports[0].lpi.lpi_quiet_s, s.ports[1].lpi.lpi_quiet_s, "one timeline");
+    assert_eq!(s.ports[0].mechanisms.lpi.lpi_quiet_s, s.ports[1].mechanisms.lpi.lpi_quiet_s, "one timeline");
     // Apart: `b` never sleeps (a timeout far beyond the run), `a` sleeps at once.
     let eee = r#"{ phy = "1000BASE-T", symmetric = false, ends = { b = { policy = { kind = "timeout", timeout = "10 s" } } } }"#;
     let mut sim = simulation(&pair(eee, &[1000], &[]));
     sim.run();
     let s = sim.summary("x", 1);
     // `a` sleeps at the start and again after its frame.
-    assert_eq!((s.ports[0].lpi.lpi_sleeps, s.ports[1].lpi.lpi_sleeps), (Some(2), Some(0)));
+    assert_eq!(
+        (s.ports[0].mechanisms.lpi.lpi_sleeps, s.ports[1].mechanisms.lpi.lpi_sleeps),
+        (Some(2), Some(0))
+    );
 }
 
 /// The `lpi_state` series of port `port` of `sim` (which asked for it).
@@ -297,7 +301,7 @@ fn an_idle_timeout_runs_from_the_last_frame() {
     let gap = BitRate::gbps(1).time_to_send(Bytes(8 + 1518 + 12)).as_ps();
     let sleeps: Vec<u64> = lpi_series(&summary, "a->b").iter().filter(|p| p.1 == 1).map(|p| p.0).collect();
     assert_eq!(sleeps, vec![600 * US + gap + 1000 * US]);
-    assert_eq!(summary.ports[0].lpi.lpi_sleeps, Some(1));
+    assert_eq!(summary.ports[0].mechanisms.lpi.lpi_sleeps, Some(1));
 }
 
 #[test]
@@ -311,9 +315,12 @@ fn a_run_ending_while_a_frame_waits_out_a_sleep_counts_no_wake() {
     let mut sim = simulation(&text);
     sim.run();
     let p = &sim.summary("x", 1).ports[0];
-    assert_eq!((p.lpi.lpi_sleep_s, p.lpi.lpi_wakes), (Some(150e-6), Some(0)));
-    assert_eq!((p.lpi.lpi_active_s, p.lpi.lpi_quiet_s, p.lpi.lpi_wake_s), (Some(0.0), Some(0.0), Some(0.0)));
-    assert!(p.lpi.energy_saved_percent.unwrap().abs() < 1e-9, "all of it at Active power");
+    assert_eq!((p.mechanisms.lpi.lpi_sleep_s, p.mechanisms.lpi.lpi_wakes), (Some(150e-6), Some(0)));
+    assert_eq!(
+        (p.mechanisms.lpi.lpi_active_s, p.mechanisms.lpi.lpi_quiet_s, p.mechanisms.lpi.lpi_wake_s),
+        (Some(0.0), Some(0.0), Some(0.0))
+    );
+    assert!(p.mechanisms.lpi.energy_saved_percent.unwrap().abs() < 1e-9, "all of it at Active power");
 }
 
 #[test]

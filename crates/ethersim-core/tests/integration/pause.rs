@@ -127,7 +127,9 @@ fn a_nic_that_ignores_pause_keeps_sending() {
     let port = &sim.network().ports[0];
     assert_eq!((port.pause.rx.received, port.pause.rx.paused_time(SimTime::NEVER)), (1, Duration::ZERO));
     let summary = sim.summary("x", 1);
-    assert!(!summary.ports[0].pause.honours_pause && summary.ports[0].pause.paused_s == 0.0);
+    assert!(
+        !summary.ports[0].mechanisms.pause.honours_pause && summary.ports[0].mechanisms.pause.paused_s == 0.0
+    );
 }
 
 /// `a` (10 Gb/s) floods `b` (1 Gb/s) through a switch that sends PAUSE at 20 000 B and

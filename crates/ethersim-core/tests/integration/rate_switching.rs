@@ -63,11 +63,18 @@ fn a_frame_waiting_for_a_switch_starts_when_the_link_comes_back_at_the_new_rate(
     );
     let summary = sim.summary("x", 1);
     let link = &summary.links[0];
-    assert_eq!((link.rate_switches, link.rates_bps.clone()), (1, vec![1_000_000_000, 10_000_000_000]));
-    assert!((link.switching_s - 10e-6).abs() < 1e-15);
+    assert_eq!(
+        (link.mechanisms.rate.rate_switches, link.mechanisms.rate.rates_bps.clone()),
+        (1, vec![1_000_000_000, 10_000_000_000])
+    );
+    assert!((link.mechanisms.rate.switching_s - 10e-6).abs() < 1e-15);
     let end = summary.sim_time_ps as f64 / 1e12;
-    assert!((link.time_at_rate_s[0] - last_bit as f64 / 1e12).abs() < 1e-15);
-    assert!((link.time_at_rate_s.iter().sum::<f64>() + link.switching_s - end).abs() < 1e-12);
+    assert!((link.mechanisms.rate.time_at_rate_s[0] - last_bit as f64 / 1e12).abs() < 1e-15);
+    assert!(
+        (link.mechanisms.rate.time_at_rate_s.iter().sum::<f64>() + link.mechanisms.rate.switching_s - end)
+            .abs()
+            < 1e-12
+    );
 }
 
 #[test]
@@ -86,8 +93,12 @@ fn time_at_each_rate_stops_at_the_end_of_a_run_cut_short_by_a_switch() {
     sim.run();
     let summary = sim.summary("x", 1);
     let link = &summary.links[0];
-    assert!((link.time_at_rate_s[0] - 105e-6).abs() < 1e-15, "{:?}", link.time_at_rate_s);
-    assert_eq!((link.time_at_rate_s[1], link.switching_s), (0.0, 0.0));
+    assert!(
+        (link.mechanisms.rate.time_at_rate_s[0] - 105e-6).abs() < 1e-15,
+        "{:?}",
+        link.mechanisms.rate.time_at_rate_s
+    );
+    assert_eq!((link.mechanisms.rate.time_at_rate_s[1], link.mechanisms.rate.switching_s), (0.0, 0.0));
     assert!((summary.ports[0].mean_rate_bps - 1e9).abs() < 1e-3, "still 1 Gb/s until it goes dark");
 }
 
@@ -133,7 +144,7 @@ fn alr_switches_up_when_the_queue_builds_and_down_when_it_empties() {
     sim.run();
     let summary = sim.summary("x", 1);
     let link = &summary.links[1];
-    assert_eq!(link.rate_switches, 2, "up once, down once");
+    assert_eq!(link.mechanisms.rate.rate_switches, 2, "up once, down once");
     assert_eq!(summary.flows[0].packets_received, 200);
     // The queue reached 30 000 B: 20 waiting frames (19 hold 28 842 B).
     assert!(summary.ports[2].max_queue_bytes >= 20 * 1518);
@@ -150,7 +161,11 @@ fn alr_switches_up_when_the_queue_builds_and_down_when_it_empties() {
     assert_eq!(starts.len(), 200);
     assert!(darks[1] >= *starts.last().unwrap());
     let end = summary.sim_time_ps as f64 / 1e12;
-    assert!((link.time_at_rate_s.iter().sum::<f64>() + link.switching_s - end).abs() < 1e-12);
+    assert!(
+        (link.mechanisms.rate.time_at_rate_s.iter().sum::<f64>() + link.mechanisms.rate.switching_s - end)
+            .abs()
+            < 1e-12
+    );
 }
 
 #[test]
@@ -190,5 +205,5 @@ fn a_scheduled_change_within_the_minimum_interval_waits_for_it() {
     assert_eq!(dark, vec![(100 * US, 110 * US), (150 * US, 160 * US)]);
     let net = sim.network();
     assert_eq!(net.links[0].dirs[0].rate(), BitRate::gbps(1), "the deferred change happened");
-    assert_eq!(net.links[0].rate_switching.as_ref().unwrap().switches(), 2);
+    assert_eq!(net.attached.rate_switching.get(ethersim_core::ids::LinkId(0)).unwrap().switches(), 2);
 }

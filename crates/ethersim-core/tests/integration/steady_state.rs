@@ -140,12 +140,15 @@ fn pause_rate_switching_and_lpi_run_without_allocating() {
         let events = sim.scheduler().events_executed() - events_before;
         assert!(events > 100_000, "{name}: the measured span must be busy: {events} events");
         let after = sim.summary("x", 1);
-        let pauses =
-            |s: &ethersim_core::sim::RunSummary| s.ports.iter().map(|p| p.pause.pause_received).sum::<u64>();
-        let switches =
-            |s: &ethersim_core::sim::RunSummary| s.links.iter().map(|l| l.rate_switches).sum::<u64>();
-        let wakes =
-            |s: &ethersim_core::sim::RunSummary| s.ports.iter().filter_map(|p| p.lpi.lpi_wakes).sum::<u64>();
+        let pauses = |s: &ethersim_core::sim::RunSummary| {
+            s.ports.iter().map(|p| p.mechanisms.pause.pause_received).sum::<u64>()
+        };
+        let switches = |s: &ethersim_core::sim::RunSummary| {
+            s.links.iter().map(|l| l.mechanisms.rate.rate_switches).sum::<u64>()
+        };
+        let wakes = |s: &ethersim_core::sim::RunSummary| {
+            s.ports.iter().filter_map(|p| p.mechanisms.lpi.lpi_wakes).sum::<u64>()
+        };
         assert!(
             pauses(&after) > pauses(&summary_before)
                 || switches(&after) > switches(&summary_before)

@@ -3,7 +3,7 @@
 //! switching) are built by their own modules.
 
 use crate::engine::rng;
-use crate::ids::PortId;
+use crate::ids::{LinkId, PortId};
 use crate::node::Port;
 use crate::phy::{CapacityProcess, Link, LossModel, Outage, OutageSchedule, ScriptedLoss};
 use crate::scenario::error::ScenarioError;
@@ -15,7 +15,6 @@ use crate::time::{Duration, SimTime};
 use crate::wire::Role as End;
 
 use super::eee::link_eee;
-use super::rate::rate_switching;
 use crate::scenario::common::{ends_from, flow_named, LinkSite, Result};
 
 /// One link object per `[[links]]` entry: link `i` joins ports `2i` and `2i + 1`.
@@ -30,10 +29,6 @@ pub(super) fn links(s: &Scenario) -> Result<Vec<Link>> {
             if let Some(eee) = &spec.eee {
                 link.eee = Some(Box::new(link_eee(spec, eee, &format!("links[{i}].eee"))?));
             }
-            if let Some(rs) = &spec.rate_switching {
-                link.rate_switching =
-                    Some(Box::new(rate_switching(spec, rs, &format!("links[{i}].rate_switching"))?));
-            }
             if let Some(c) = capacity(s, spec, i)? {
                 link.capacity = Some(Box::new(c));
             }
@@ -42,13 +37,12 @@ pub(super) fn links(s: &Scenario) -> Result<Vec<Link>> {
         .collect()
 }
 
-/// A link's varying capacity, checked.
 /// The mechanisms built as rooms on `s`'s links (`links[i]` is `links`'s `i`th), each
 /// attached by its own builder, and the state they keep beside the ports.
 pub(super) fn room_mechanisms(s: &Scenario, links: &[Link], ports: &mut [Port]) -> Result<AttachedState> {
     let mut attached = AttachedState::default();
     for (i, spec) in s.links.iter().enumerate() {
-        let site = LinkSite { spec, link: &links[i] };
+        let site = LinkSite { id: LinkId(i as u32), spec, link: &links[i] };
         for (key, mechanism) in spec.room_mechanisms() {
             mechanism.attach(&format!("links[{i}].{key}"), &site, ports, &mut attached)?;
         }
@@ -56,12 +50,10 @@ pub(super) fn room_mechanisms(s: &Scenario, links: &[Link], ports: &mut [Port]) 
     Ok(attached)
 }
 
+/// A link's varying capacity, checked.
 pub(super) fn capacity(s: &Scenario, spec: &LinkSpec, i: usize) -> Result<Option<CapacityProcess>> {
     let Some(c) = &spec.capacity else { return Ok(None) };
     let path = format!("links[{i}].capacity");
-    if spec.rate_switching.is_some() {
-        return Err(ScenarioError::at(path, "a link has rate_switching or a varying capacity, not both"));
-    }
     let (min, max) = (c.min.0, c.max.0);
     if min.as_bps() == 0 || min > max {
         return Err(ScenarioError::at(

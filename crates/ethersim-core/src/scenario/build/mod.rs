@@ -7,7 +7,6 @@ mod eee;
 mod links;
 mod nodes;
 mod pause;
-mod rate;
 mod segment;
 mod series;
 mod tcp;
@@ -119,20 +118,15 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let window = measure_window(s)?;
     links.extend(segments(s, &topo, window.as_ref())?);
     let mut ports = ports(s, &topo)?;
+    let attached = room_mechanisms(s, &links, &mut ports)?;
     flow_control(s, &topo, &links, &mut ports)?;
     for l in &links {
-        let rate = l.rate_switching.as_ref().filter(|r| r.policy.watches_queues());
-        for (end, p) in l.ends.into_iter().enumerate() {
-            // A policy scaling one output port watches that port's queue alone.
-            if rate.is_some_and(|r| r.scales(end)) {
-                PortAttachment::RateSwitching.attach_to(&mut ports[p.index()].attachments);
-            }
+        for p in l.ends {
             if l.eee.is_some() {
                 PortAttachment::LowPowerIdle.attach_to(&mut ports[p.index()].attachments);
             }
         }
     }
-    let attached = room_mechanisms(s, &links, &mut ports)?;
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;

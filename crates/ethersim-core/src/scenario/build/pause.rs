@@ -217,12 +217,9 @@ fn pause_input(spec: &LinkSpec, link: &Link, port: PortId) -> PauseInput {
     let mut rates = [RateRange::fixed(spec.rate.0); 2];
     let mut lockstep = true;
     let mut blocked = Duration::ZERO;
-    if let Some(rs) = &spec.rate_switching {
-        let range = RateRange {
-            slowest: rs.rates.iter().map(|r| r.0).min().unwrap_or(spec.rate.0),
-            fastest: rs.rates.iter().map(|r| r.0).max().unwrap_or(spec.rate.0),
-        };
-        match rs.from.as_deref().and_then(end_of) {
+    if let Some(policy) = spec.policy_rates() {
+        let range = RateRange { slowest: policy.slowest, fastest: policy.fastest };
+        match policy.from.and_then(end_of) {
             // Both directions change together, frames on the wire first, both dark.
             None => rates = [range; 2],
             Some(scaled) => {
@@ -230,7 +227,7 @@ fn pause_input(spec: &LinkSpec, link: &Link, port: PortId) -> PauseInput {
                 lockstep = false;
                 // The scaled direction alone goes dark: an XOFF there waits it out.
                 if scaled == switch_end {
-                    blocked = blocked + rs.switch_time.0;
+                    blocked = blocked + policy.dark;
                 }
             }
         }

@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{default_mtu, zero_time};
 use super::eee::EeeSpec;
-use super::rate::RateSwitchingSpec;
+use crate::mechanisms::rate::scenario::schema::RateSwitchingSpec;
 use crate::mechanisms::shaper::scenario::ShaperSpec;
 use crate::scenario::common::LinkMechanismSpec;
+use crate::time::{BitRate, Duration};
 
 /// A full-duplex point-to-point link; each direction has the same rate and delay.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -59,10 +60,40 @@ impl LinkSpec {
     /// attaches them all alike (adding such a mechanism is its field above and its line
     /// here).
     pub(crate) fn room_mechanisms(&self) -> impl Iterator<Item = (&'static str, &dyn LinkMechanismSpec)> {
-        let given: [(&'static str, Option<&dyn LinkMechanismSpec>); 1] =
-            [("shaper", self.shaper.as_ref().map(|m| m as &dyn LinkMechanismSpec))];
+        let given: [(&'static str, Option<&dyn LinkMechanismSpec>); 2] = [
+            ("rate_switching", self.rate_switching.as_ref().map(|m| m as &dyn LinkMechanismSpec)),
+            ("shaper", self.shaper.as_ref().map(|m| m as &dyn LinkMechanismSpec)),
+        ];
         given.into_iter().filter_map(|(key, m)| Some((key, m?)))
     }
+
+    /// The rates a policy may move this link between, as the scenario gives them (not
+    /// yet checked), for the builders of other mechanisms that must allow for them
+    /// (threshold PAUSE's headroom). `None` when the
+    /// link keeps its rate.
+    pub(crate) fn policy_rates(&self) -> Option<PolicyRates<'_>> {
+        let rs = self.rate_switching.as_ref()?;
+        let rate = self.rate.0;
+        Some(PolicyRates {
+            slowest: rs.rates.iter().map(|r| r.0).min().unwrap_or(rate),
+            fastest: rs.rates.iter().map(|r| r.0).max().unwrap_or(rate),
+            from: rs.from.as_deref(),
+            dark: rs.switch_time.0,
+        })
+    }
+}
+
+/// The rates a policy may move a link between ([`LinkSpec::policy_rates`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PolicyRates<'a> {
+    /// The slowest.
+    pub slowest: BitRate,
+    /// The fastest.
+    pub fastest: BitRate,
+    /// The only end whose transmit rate changes (by node name), if only one does.
+    pub from: Option<&'a str>,
+    /// How long the changing direction is dark at each change.
+    pub dark: Duration,
 }
 
 /// Capacity redrawn at random: uniform over [`min`, `max`] (whole bit/s), held for

@@ -12,7 +12,6 @@ mod links;
 mod mpi;
 mod nodes;
 mod pause;
-mod rate;
 mod segment;
 mod tcp;
 
@@ -30,10 +29,6 @@ pub use self::nodes::{
 };
 
 pub use self::pause::{HostPauseSpec, PauseGeneratorSpec, SwitchPauseSpec};
-pub use self::rate::{
-    AlrSpec, CubicPowerSpec, LinearPowerSpec, PowerModelSpec, PowerTableSpec, PractRaSpec, RateChangeSpec,
-    RatePolicySpec, RateScheduleSpec, RateSwitchingSpec,
-};
 
 pub use self::segment::{RepeaterSpec, SegmentSpec, StationSpec};
 pub use self::tcp::{CongestionControlName, TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};

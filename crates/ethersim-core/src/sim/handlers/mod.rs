@@ -10,4 +10,3 @@ mod link;
 mod lpi;
 mod pause;
 mod port;
-mod rate;

@@ -44,7 +44,7 @@ impl Network {
 
     /// Starts the next frame on `port` if its wire is free and its gate open; if a frame
     /// waits behind a gate that reopens by itself, arms the port's wake-up for then.
-    pub(in crate::sim) fn try_start(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+    pub(crate) fn try_start(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
         p.settle(now);

@@ -17,10 +17,8 @@ pub use series::{SeriesResult, TcpSeriesResult};
 pub use window::WindowResult;
 
 use crate::engine::StopReason;
-use crate::ids::PortId;
-use crate::node::PausePortReport;
-use crate::phy::{LpiPortReport, RatePortReport};
-use crate::sim::attach::AttachedRecords;
+use crate::ids::{LinkId, PortId};
+use crate::sim::attach::{AttachedRecords, LinkRecords, PortRecords};
 use crate::sim::network::{Network, Node};
 use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary};
 use crate::time::SimTime;
@@ -115,17 +113,10 @@ pub struct PortResult {
     pub control_sent: u64,
     /// MAC control frames received.
     pub control_received: u64,
-    /// IEEE 802.3x flow control: whether the port honours PAUSE, PAUSE frames sent and
-    /// received, time paused.
+    /// Its mechanisms' columns (PAUSE, Low Power Idle, link-rate switching), `null` or
+    /// zero where a mechanism is absent.
     #[serde(flatten)]
-    pub pause: PausePortReport,
-    /// Low Power Idle: time in each PHY state and energy (`null` without EEE).
-    #[serde(flatten)]
-    pub lpi: LpiPortReport,
-    /// Link-rate switching of this port: its mean service rate and energy (`null` when
-    /// its rate is not scaled).
-    #[serde(flatten)]
-    pub rate: RatePortReport,
+    pub mechanisms: PortRecords,
     /// Frames dropped at this port's queue.
     pub drops: u64,
     /// Bytes dropped at this port's queue.
@@ -175,14 +166,9 @@ pub struct LinkResult {
     pub dark_s: f64,
     /// Frames lost by the link's loss model, by the end that sent them (`between` order).
     pub frames_lost: [u64; 2],
-    /// Rate switches begun (links with rate switching).
-    pub rate_switches: u64,
-    /// Time dark for rate switches, s.
-    pub switching_s: f64,
-    /// The link's rates, bit/s, slowest first (empty for a link with one rate).
-    pub rates_bps: Vec<u64>,
-    /// Time carrying frames at each of `rates_bps`, s (switching time excluded).
-    pub time_at_rate_s: Vec<f64>,
+    /// Its mechanisms' columns (link-rate switching), zero or empty where absent.
+    #[serde(flatten)]
+    pub mechanisms: LinkRecords,
     /// Capacity redraws (links whose capacity varies).
     pub capacity_changes: u64,
 }
@@ -325,13 +311,7 @@ fn port_results(net: &Network, end: SimTime, window: Option<&WindowDelta>) -> Ve
                 bytes_sent: p.bytes_sent_by(end),
                 control_sent: s.control_sent,
                 control_received: s.control_received,
-                pause: p.pause.rx.report(end),
-                lpi: link.eee.as_ref().map_or_else(LpiPortReport::default, |e| e.port_report(p.end, end)),
-                rate: link
-                    .rate_switching
-                    .as_deref()
-                    .filter(|r| r.scales(p.end))
-                    .map_or_else(RatePortReport::default, |r| r.port_report(dir.mean_rate_bps(end), end)),
+                mechanisms: net.port_records(crate::ids::PortId(i as u32), end),
                 drops: s.drops,
                 dropped_bytes: s.dropped_bytes,
                 wire_losses: s.wire_losses,
@@ -364,27 +344,20 @@ pub fn summarize(
     let mut all_delays = DelayStats::default();
     let window = window_delta(net, end);
     let flows = flow_results(net, end, window.as_ref(), &mut all_delays);
-    let links =
-        net.links
-            .iter()
-            .filter(|l| l.as_bus().is_none())
-            .map(|l| LinkResult {
-                between: l.ends.map(|p: PortId| net.names[net.ports[p.index()].node.index()].clone()),
-                outages: l.outages.begun(),
-                dark_s: l.outages.dark_time(end).as_secs_f64(),
-                frames_lost: l.loss.as_ref().map_or([0; 2], |m| m.lost()),
-                rate_switches: l.rate_switching.as_ref().map_or(0, |r| r.switches()),
-                switching_s: l.rate_switching.as_ref().map_or(0.0, |r| r.dark_time(end).as_secs_f64()),
-                rates_bps: l
-                    .rate_switching
-                    .as_ref()
-                    .map_or_else(Vec::new, |r| r.rates().iter().map(|b| b.as_bps()).collect()),
-                time_at_rate_s: l.rate_switching.as_ref().map_or_else(Vec::new, |r| {
-                    r.time_at_rates(end).iter().map(|d| d.as_secs_f64()).collect()
-                }),
-                capacity_changes: l.capacity.as_ref().map_or(0, |c| c.redraws()),
-            })
-            .collect();
+    let links = net
+        .links
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.as_bus().is_none())
+        .map(|(i, l)| LinkResult {
+            between: l.ends.map(|p: PortId| net.names[net.ports[p.index()].node.index()].clone()),
+            outages: l.outages.begun(),
+            dark_s: l.outages.dark_time(end).as_secs_f64(),
+            frames_lost: l.loss.as_ref().map_or([0; 2], |m| m.lost()),
+            mechanisms: net.link_records(LinkId(i as u32), end),
+            capacity_changes: l.capacity.as_ref().map_or(0, |c| c.redraws()),
+        })
+        .collect();
     let hosts = net
         .nodes
         .iter()

@@ -4,7 +4,7 @@ use crate::scenario::units::{DurationSpec, RateSpec, SizeSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::eee::EmptySpec;
+use crate::scenario::schema::EmptySpec;
 
 /// A link with several rates. At a change no new frame starts; the frames on the wire
 /// finish at the old rate; then both directions (or, with `from`, the one scaled port)

@@ -24,15 +24,10 @@
 
 use std::fmt;
 
-use serde::Serialize;
-
-use crate::engine::Timer;
-use crate::phy::QueueView;
-use crate::stats::RecordView;
+use crate::mechanisms::rate::phy::practra::PractRa;
+use crate::mechanisms::rate::phy::records::RatePortReport;
+use crate::phy::{PowerModel, QueueView};
 use crate::time::{BitRate, Duration, SimTime};
-
-use super::power::PowerModel;
-use super::practra::PractRa;
 
 /// What a rate policy sees of its link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -209,8 +204,6 @@ pub struct RateSwitching {
     switch_time: Duration,
     /// The policy.
     pub policy: RatePolicyKind,
-    /// The policy's timer.
-    pub timer: Timer,
     current: usize,
     /// Carrying at `current` since this instant (the end of the last switch).
     since: SimTime,
@@ -257,7 +250,6 @@ impl RateSwitching {
             rates,
             switch_time,
             policy,
-            timer: Timer::default(),
             current: initial,
             since: SimTime::ZERO,
             before_switch: None,
@@ -453,11 +445,6 @@ impl RateSwitching {
         self.watts.as_ref().and_then(|w| w.last()).map(|p| p * end.as_secs_f64())
     }
 
-    /// When the policy's timer is due, if it is armed.
-    pub fn timer_due(&self) -> Option<SimTime> {
-        self.timer.deadline()
-    }
-
     /// What a port whose rate this link scales reports over `[0, end]`, given the
     /// time-weighted mean rate of its direction.
     pub fn port_report(&self, mean_rate_bps: f64, end: SimTime) -> RatePortReport {
@@ -480,43 +467,6 @@ impl RateSwitching {
             service_energy_saved_percent: energy.zip(energy_fastest).map(|(e, f)| percent_below(e, f)),
         }
     }
-}
-
-impl RatePortReport {
-    /// How the record is shown: ports whose rate is scaled, beside their rate changes.
-    pub const VIEW: RecordView = RecordView {
-        table: "ports",
-        title: "capacity scaling",
-        shown_when: &["rate_scaled"],
-        columns: &[
-            ("rate_changes", "rate changes"),
-            ("service_rate_mean_bps", "mean service rate"),
-            ("service_rate_reduction_percent", "below fastest"),
-            ("service_energy_j", "energy"),
-            ("service_energy_saved_percent", "saved"),
-        ],
-    };
-}
-
-/// The rate-switching columns of the `ports` table: `rate_scaled` false and the rest
-/// `null` for a port whose rate is not scaled (the energy ones also without a power
-/// model).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
-pub struct RatePortReport {
-    /// Whether the port's rate is scaled by link-rate switching (capacity scaling); the
-    /// `service_` fields are `null` otherwise, and the energy ones without a power model.
-    pub rate_scaled: bool,
-    /// Time-weighted mean service rate over the run, bit/s (a change counts from the end
-    /// of its dark time).
-    pub service_rate_mean_bps: Option<f64>,
-    /// How much lower the mean service rate was than the fastest rate, percent.
-    pub service_rate_reduction_percent: Option<f64>,
-    /// Energy of the port by its power model over the run, J.
-    pub service_energy_j: Option<f64>,
-    /// Energy of the same port at its fastest rate throughout, J.
-    pub service_energy_fastest_j: Option<f64>,
-    /// Energy saved against the fastest rate throughout, percent.
-    pub service_energy_saved_percent: Option<f64>,
 }
 
 #[cfg(test)]

@@ -1,22 +1,54 @@
 //! Link-rate switching (RPS/ALR, practRA): the rates, the switching time, the policy
-//! and the power model of a link that changes its rate.
+//! and the power model of a link that changes its rate, checked, and attached to the
+//! link ([`LinkMechanismSpec`]).
 
-use crate::phy::{
-    AlrPolicy, PowerModel, PractRa, PractRaSettings, RatePolicyKind, RateSwitching, ScheduledRates,
+use crate::mechanisms::rate::phy::practra::{PractRa, PractRaSettings};
+use crate::mechanisms::rate::phy::switching::{AlrPolicy, RatePolicyKind, RateSwitching, ScheduledRates};
+use crate::mechanisms::rate::scenario::schema::{
+    PowerModelSpec, PractRaSpec, RatePolicySpec, RateSwitchingSpec,
 };
-
+use crate::node::Port;
+use crate::phy::PowerModel;
+use crate::scenario::common::{LinkMechanismSpec, LinkSite, Result};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::schema::{
-    EmptySpec, LinkSpec, PowerModelSpec, PractRaSpec, RatePolicySpec, RateSwitchingSpec,
-};
-
+use crate::scenario::schema::{EmptySpec, LinkSpec};
+use crate::sim::attach::{AttachedState, PortAttachment};
 use crate::time::{BitRate, Duration, SimTime};
 
-use crate::scenario::common::Result;
+impl LinkMechanismSpec for RateSwitchingSpec {
+    /// The link's rate switching, beside the links; the ends whose queues its policy
+    /// watches are attached to it (a policy scaling one output port watches that port's
+    /// queue alone).
+    fn attach(
+        &self,
+        path: &str,
+        site: &LinkSite<'_>,
+        ports: &mut [Port],
+        attached: &mut AttachedState,
+    ) -> Result<()> {
+        if site.spec.capacity.is_some() {
+            // Both would set the link's rate: one at a time.
+            return Err(ScenarioError::at(
+                format!("links[{}].capacity", site.id.index()),
+                "a link has rate_switching or a varying capacity, not both",
+            ));
+        }
+        let rs = rate_switching(site.spec, self, path)?;
+        if rs.policy.watches_queues() {
+            for (end, port) in site.link.ends.into_iter().enumerate() {
+                if rs.scales(end) {
+                    PortAttachment::RateSwitching.attach_to(&mut ports[port.index()].attachments);
+                }
+            }
+        }
+        attached.rate_switching.insert(site.id, rs);
+        Ok(())
+    }
+}
 
 /// A link's rates (slowest first), policy, scaled direction, minimum interval and power
 /// model, each checked.
-pub(super) fn rate_switching(link: &LinkSpec, spec: &RateSwitchingSpec, path: &str) -> Result<RateSwitching> {
+fn rate_switching(link: &LinkSpec, spec: &RateSwitchingSpec, path: &str) -> Result<RateSwitching> {
     let mut rates: Vec<BitRate> = spec.rates.iter().map(|r| r.0).collect();
     rates.sort_unstable();
     if rates.len() < 2 || rates.windows(2).any(|w| w[0] == w[1]) || rates[0].as_bps() == 0 {

@@ -17,7 +17,7 @@
 
 use crate::time::{BitRate, Duration, SimTime};
 
-use super::rate::{LinkView, RatePolicy};
+use crate::mechanisms::rate::phy::switching::{LinkView, RatePolicy};
 
 /// The settings of practRA.
 #[derive(Clone, Copy, Debug, PartialEq)]

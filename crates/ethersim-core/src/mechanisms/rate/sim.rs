@@ -2,8 +2,9 @@
 //! queues' moments and at its timer, and carrying out a change (both directions, or the
 //! one scaled port, dark for the switching time after the frames on the wire, then the
 //! new rate); a change asked for within the minimum interval of the last waits for it.
-//! Capacity that varies at random is redrawn here too. The policies are in `phy/rate.rs`
-//! and `phy/practra.rs`.
+//! Capacity that varies at random is redrawn here too. The policies are in
+//! `phy/switching.rs` and `phy/practra.rs`, the link's policy timer is the link's own
+//! (`Link::policy_timer`: the link may go dark at its deadline).
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::LinkId;
@@ -22,7 +23,7 @@ impl Network {
     pub fn switch_rate(&mut self, sched: &mut Scheduler<Event>, link: LinkId, target: usize) {
         let now = sched.now();
         let ends = self.links[link.index()].ends;
-        let Some(rs) = self.links[link.index()].rate_switching.as_deref() else { return };
+        let Some(rs) = self.attached.rate_switching.get(link) else { return };
         let scaled = |e: usize| rs.scales(e);
         let wire_clear = (0..2)
             .filter(|&e| scaled(e))
@@ -30,7 +31,7 @@ impl Network {
             .max()
             .unwrap_or(now);
         let l = &mut self.links[link.index()];
-        let Some(rs) = l.rate_switching.as_deref_mut() else { return };
+        let Some(rs) = self.attached.rate_switching.get_mut(link) else { return };
         if rs.is_switching(now) || target >= rs.rates().len() || rs.rate_index() == target {
             return;
         }
@@ -65,7 +66,7 @@ impl Network {
 
     /// Closes `port`'s gate for its link until `until`, or longer if the link is already
     /// dark longer (an outage and a rate switch share the link's closer).
-    pub(in crate::sim) fn close_link_gate(
+    pub(crate) fn close_link_gate(
         &mut self,
         sched: &mut Scheduler<Event>,
         port: crate::ids::PortId,
@@ -79,7 +80,7 @@ impl Network {
     /// A moment of `port`'s queue, an end its link's rate policy watches.
     // Inlined into the attachments' dispatch; the policy's work is out of line.
     #[inline]
-    pub(in crate::sim) fn rate_moment(
+    pub(crate) fn rate_moment(
         &mut self,
         sched: &mut Scheduler<Event>,
         port: crate::ids::PortId,
@@ -107,7 +108,7 @@ impl Network {
     ) {
         let now = sched.now();
         let [a, b] = self.links[link.index()].ends;
-        let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
+        let Some(rs) = self.attached.rate_switching.get_mut(link) else { return };
         let mut dropped = [0, 0];
         if rs.counts_arrivals() {
             if let Some((port, len)) = enqueued {
@@ -128,20 +129,21 @@ impl Network {
     }
 
     /// Arms (or cancels) `link`'s policy timer for when the policy next needs it.
-    pub(in crate::sim) fn arm_rate_timer(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
+    pub(crate) fn arm_rate_timer(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
         let now = sched.now();
-        let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
+        let Some(rs) = self.attached.rate_switching.get_mut(link) else { return };
+        let timer = &mut self.links[link.index()].policy_timer;
         match rs.next_wake() {
             Some(at) => {
-                sched.arm(&mut rs.timer, at.max(now), |generation| {
+                sched.arm(timer, at.max(now), |generation| {
                     MechanismTimer::RatePolicy.event(link.0, generation)
                 });
             }
-            None => rs.timer.cancel(),
+            None => timer.cancel(),
         }
     }
 
-    pub(in crate::sim) fn on_rate_timer(
+    pub(crate) fn on_rate_timer(
         &mut self,
         sched: &mut Scheduler<Event>,
         link: LinkId,
@@ -152,16 +154,17 @@ impl Network {
         let queues = [self.ports[a.index()].view(), self.ports[b.index()].view()];
         let dropped =
             [self.ports[a.index()].stats().dropped_bytes, self.ports[b.index()].stats().dropped_bytes];
-        let Some(rs) = self.links[link.index()].rate_switching.as_deref_mut() else { return };
-        if !sched.timer_fires(&mut rs.timer, generation, |generation| {
-            MechanismTimer::RatePolicy.event(link.0, generation)
-        }) {
+        let Some(rs) = self.attached.rate_switching.get_mut(link) else { return };
+        let timer = &mut self.links[link.index()].policy_timer;
+        if !sched
+            .timer_fires(timer, generation, |generation| MechanismTimer::RatePolicy.event(link.0, generation))
+        {
             return;
         }
         if rs.is_switching(now) {
             // The policy decides again when the switch under way is over.
             let at = rs.dark_until();
-            sched.arm(&mut rs.timer, at, |generation| MechanismTimer::RatePolicy.event(link.0, generation));
+            sched.arm(timer, at, |generation| MechanismTimer::RatePolicy.event(link.0, generation));
             return;
         }
         let view = rs.view(queues, dropped);
@@ -189,7 +192,7 @@ impl Network {
 
 impl Network {
     /// Arms the first redraw of every link whose capacity varies.
-    pub(in crate::sim) fn start_capacity(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
+    pub(crate) fn start_capacity(&mut self, sched: &mut Scheduler<Event>, link: LinkId) {
         let now = sched.now();
         let Some(c) = self.links[link.index()].capacity.as_deref_mut() else { return };
         let at = c.next_redraw(now);
@@ -197,7 +200,7 @@ impl Network {
     }
 
     /// A link's capacity is redrawn: frames that start from now on go at the new rate.
-    pub(in crate::sim) fn on_capacity_redraw(
+    pub(crate) fn on_capacity_redraw(
         &mut self,
         sched: &mut Scheduler<Event>,
         link: LinkId,

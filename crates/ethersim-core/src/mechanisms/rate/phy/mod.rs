@@ -1,0 +1,7 @@
+//! Link-rate switching's physical layer: the link that changes rate at a policy's
+//! request and the built-in policies (`switching`), practRA's policy (`practra`), and
+//! what it reports with the table that keeps it beside the links (`records`).
+
+pub mod practra;
+pub mod records;
+pub mod switching;
