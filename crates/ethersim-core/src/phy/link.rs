@@ -273,8 +273,6 @@ pub struct Link {
     /// policy's, `mechanisms/rate/`): the link may go dark at its deadline
     /// ([`Link::goes_dark_at`]). Disarmed on a link without one.
     pub policy_timer: Timer,
-    /// Energy Efficient Ethernet, if the link's PHYs have Low Power Idle.
-    pub eee: Option<Box<super::LinkEee>>,
     /// Capacity redrawn at random over time, if it varies.
     pub capacity: Option<Box<super::CapacityProcess>>,
 }
@@ -294,7 +292,6 @@ impl Link {
             outages,
             loss: None,
             policy_timer: Timer::default(),
-            eee: None,
             capacity: None,
         }
     }
@@ -309,7 +306,6 @@ impl Link {
             outages: OutageSchedule::default(),
             loss: None,
             policy_timer: Timer::default(),
-            eee: None,
             capacity: None,
         }
     }

@@ -5,25 +5,22 @@
 //! mechanism that darkens a port closes its gate through its own [`Closer`].
 
 pub mod bus;
+pub mod by_link;
 pub mod capacity;
 pub mod csma;
 pub mod gate;
 pub mod link;
 pub mod loss;
-pub mod lpi;
 pub mod outage;
 pub mod power;
 pub mod queue_view;
 
 pub use bus::{Bus, MacState, MacStep};
+pub use by_link::ByLink;
 pub use capacity::CapacityProcess;
 pub use gate::{Closer, FrameClass, GateState, TxGate};
 pub use link::{Arrived, Channel, Direction, Link, Sent, TxId, TxTiming};
 pub use loss::{LossModel, ScriptedLoss};
-pub use lpi::{
-    Coalescing, IdleTimeout, Immediate, LinkEee, Lpi, LpiPolicy, LpiPolicyKind, LpiPortReport, LpiProfile,
-    LpiState, LpiTotals, LpiUnit, Pending, When,
-};
 pub use outage::{Outage, OutageSchedule};
 pub use power::PowerModel;
 pub use queue_view::QueueView;

@@ -12,7 +12,7 @@
 //!   [`RECORD_VIEWS`]).
 //!
 //! Each arm calls into the mechanism's own room (`handlers/pause.rs`, `mechanisms/rate/`,
-//! `handlers/lpi.rs`, `handlers/csma.rs`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
+//! `mechanisms/lpi/`, `handlers/csma.rs`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
 //! a variant of [`PortAttachment`] with its moments, an arm here, and (if it has a timer) a
 //! variant of [`MechanismTimer`]: the recipe is in docs/architecture.md.
 
@@ -20,15 +20,19 @@ use serde::Serialize;
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
-use crate::mechanisms::rate::phy::records::{RateLinkReport, RatePortReport, RateSwitchings};
+use crate::mechanisms::lpi::phy::machine::LinkEee;
+use crate::mechanisms::lpi::phy::report::LpiPortReport;
+use crate::mechanisms::rate::phy::records::{RateLinkReport, RatePortReport};
+use crate::mechanisms::rate::phy::switching::RateSwitching;
 use crate::mechanisms::shaper::node::{ShaperPortReport, Shapers};
 use crate::node::attach::bits::{CONTROL_QUEUED, DEQUEUED, EMPTY, ENQUEUED, ENQUEUED_HELD, FORWARDED};
 use crate::node::{Attachments, Moment, PausePortReport};
-use crate::phy::LpiPortReport;
+use crate::phy::ByLink;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::stats::record::RecordView;
-use crate::time::SimTime;
+use crate::stats::{Series, SeriesLimits};
+use crate::time::{Duration, SimTime};
 
 /// The state of the port and link mechanisms that keep it beside the ports and links,
 /// by port or link, so that a port or link without the mechanism carries nothing of it.
@@ -37,7 +41,39 @@ pub struct AttachedState {
     /// The token buckets of shaped ports (`mechanisms/shaper/`).
     pub shapers: Shapers,
     /// The rate switching of links whose rate a policy changes (`mechanisms/rate/`).
-    pub rate_switching: RateSwitchings,
+    pub rate_switching: ByLink<RateSwitching>,
+    /// The Low Power Idle PHYs of links with Energy Efficient Ethernet
+    /// (`mechanisms/lpi/`).
+    pub eee: ByLink<LinkEee>,
+}
+
+impl AttachedState {
+    /// How long the mechanisms of `link` may hold its end `end`'s transmitter while the
+    /// partner keeps sending, beyond the frames on the wire: an LPI PHY of one direction
+    /// may be going to sleep (unless a frame aborts it) and must wake (802.3az). Threshold
+    /// PAUSE allows for it in its headroom.
+    pub fn transmitter_hold(&self, link: LinkId, end: usize) -> Duration {
+        let Some(eee) = self.eee.get(link).filter(|e| !e.symmetric()) else { return Duration::ZERO };
+        let lpi = &eee.units[eee.unit_of(end)].lpi;
+        let sleep = if lpi.abort_sleep { Duration::ZERO } else { lpi.profile.ts };
+        sleep + lpi.profile.tw
+    }
+
+    /// Has the mechanisms of `link` that keep a time series of their own for its end
+    /// `end` keep it within `limits` (an LPI PHY's state).
+    pub fn record_series(&mut self, link: LinkId, end: usize, limits: SeriesLimits) {
+        if let Some(eee) = self.eee.get_mut(link) {
+            let u = eee.unit_of(end);
+            eee.units[u].lpi.record_series(limits);
+        }
+    }
+
+    /// The time series the mechanisms of `link` kept for its end `end` up to `end_of_run`,
+    /// each with its quantity's name (`lpi_state`).
+    pub fn series(&self, link: LinkId, end: usize, end_of_run: SimTime) -> Option<(&'static str, Series)> {
+        let eee = self.eee.get(link)?;
+        eee.units[eee.unit_of(end)].lpi.series(end_of_run).map(|s| ("lpi_state", s))
+    }
 }
 
 /// The columns every port's results carry for its mechanisms (`null` or zero where a
@@ -73,7 +109,11 @@ impl Network {
         let link = &self.links[p.link.index()];
         PortRecords {
             pause: p.pause.rx.report(end),
-            lpi: link.eee.as_ref().map_or_else(LpiPortReport::default, |e| e.port_report(p.end, end)),
+            lpi: self
+                .attached
+                .eee
+                .get(p.link)
+                .map_or_else(LpiPortReport::default, |e| e.port_report(p.end, end)),
             rate: self
                 .attached
                 .rate_switching
@@ -141,7 +181,7 @@ pub enum PortAttachment {
     ThresholdPause,
     /// The link's rate policy watching this end's queue (`mechanisms/rate/`).
     RateSwitching,
-    /// The link's Low Power Idle PHY (`phy/lpi/`): an idle port may let it sleep, a
+    /// The link's Low Power Idle PHY (`mechanisms/lpi/`): an idle port may let it sleep, a
     /// frame queued at a sleeping one wakes it.
     LowPowerIdle,
     /// A token-bucket shaper (`mechanisms/shaper/`): each data frame that starts spends

@@ -14,7 +14,6 @@ use crate::sim::Flow;
 use crate::time::{Duration, SimTime};
 use crate::wire::Role as End;
 
-use super::eee::link_eee;
 use crate::scenario::common::{ends_from, flow_named, LinkSite, Result};
 
 /// One link object per `[[links]]` entry: link `i` joins ports `2i` and `2i + 1`.
@@ -26,9 +25,6 @@ pub(super) fn links(s: &Scenario) -> Result<Vec<Link>> {
             let ends = [PortId(2 * i as u32), PortId(2 * i as u32 + 1)];
             let outages = outages(spec, i)?;
             let mut link = Link::point_to_point(ends, spec.rate.0, spec.delay.0, outages);
-            if let Some(eee) = &spec.eee {
-                link.eee = Some(Box::new(link_eee(spec, eee, &format!("links[{i}].eee"))?));
-            }
             if let Some(c) = capacity(s, spec, i)? {
                 link.capacity = Some(Box::new(c));
             }

@@ -3,7 +3,6 @@
 //! concerns and says what is expected.
 
 mod apps;
-mod eee;
 mod links;
 mod nodes;
 mod pause;
@@ -17,7 +16,6 @@ use crate::ids::NodeId;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Scenario;
 use crate::scenario::topology::Topology;
-use crate::sim::attach::PortAttachment;
 use crate::sim::{MeasureWindow, Network};
 use crate::time::{Duration, SimTime};
 
@@ -118,21 +116,14 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let window = measure_window(s)?;
     links.extend(segments(s, &topo, window.as_ref())?);
     let mut ports = ports(s, &topo)?;
-    let attached = room_mechanisms(s, &links, &mut ports)?;
-    flow_control(s, &topo, &links, &mut ports)?;
-    for l in &links {
-        for p in l.ends {
-            if l.eee.is_some() {
-                PortAttachment::LowPowerIdle.attach_to(&mut ports[p.index()].attachments);
-            }
-        }
-    }
+    let mut attached = room_mechanisms(s, &links, &mut ports)?;
+    flow_control(s, &topo, &links, &attached, &mut ports)?;
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;
     let timing = super::variability::hosts(s)?;
     let jobs = super::mpi::jobs(s, &topo, &timing, &mut endpoints, &mut flows)?;
-    let trace = trace(s, &topo, &mut endpoints, &flows, &mut links)?;
+    let trace = trace(s, &topo, &mut endpoints, &flows, &links, &mut attached)?;
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names.clone(), nodes, ports, links, endpoints, flows);
     network.trace = trace;

@@ -1,13 +1,13 @@
 //! IEEE 802.3x flow control: which ports honour PAUSE, the switches' threshold
 //! generators and their headroom, the periodic generators.
 
-use crate::ids::PortId;
+use crate::ids::{LinkId, PortId};
 use crate::node::{headroom, PauseInput, PauseReceiver, PeriodicPause, Port, RateRange, ThresholdPause};
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::topology::{Role, Topology};
-use crate::sim::attach::PortAttachment;
+use crate::sim::attach::{AttachedState, PortAttachment};
 use crate::time::{Bytes, Duration, SimTime};
 use crate::wire::{ethernet, mac_control};
 
@@ -15,11 +15,19 @@ use crate::scenario::common::Result;
 
 /// Each port's IEEE 802.3x settings: whether it honours PAUSE, a switch's threshold
 /// flow control on its outputs, and the periodic generators.
-pub(super) fn flow_control(s: &Scenario, topo: &Topology, links: &[Link], ports: &mut [Port]) -> Result<()> {
+pub(super) fn flow_control(
+    s: &Scenario,
+    topo: &Topology,
+    links: &[Link],
+    attached: &AttachedState,
+    ports: &mut [Port],
+) -> Result<()> {
     for node in 0..topo.attachments.len() {
         let (honour, threshold) = match topo.roles[node] {
             Role::Host(h) => (s.hosts[h].pause.honour, None),
-            Role::Switch(w) => (s.switches[w].pause.honour, threshold_pause(s, topo, links, w, node)?),
+            Role::Switch(w) => {
+                (s.switches[w].pause.honour, threshold_pause(s, topo, links, attached, w, node)?)
+            }
         };
         for &(link, port) in &topo.interfaces[node] {
             let p = &mut ports[port.index()];
@@ -120,6 +128,7 @@ fn threshold_pause(
     s: &Scenario,
     topo: &Topology,
     links: &[Link],
+    attached: &AttachedState,
     w: usize,
     node: usize,
 ) -> Result<Option<ThresholdPause>> {
@@ -146,7 +155,9 @@ fn threshold_pause(
     // inputs it can stop, and not outputs that send it.
     let inputs: Vec<PauseInput> = topo.interfaces[node]
         .iter()
-        .filter_map(|&(l, port)| s.links.get(l).map(|spec| pause_input(spec, &links[l], port)))
+        .filter_map(|&(l, port)| {
+            s.links.get(l).map(|spec| pause_input(spec, &links[l], LinkId(l as u32), attached, port))
+        })
         .collect();
     let high = match (spec.high_water, buffer) {
         (Some(h), _) => h.0.get(),
@@ -210,7 +221,13 @@ fn pause_headroom(inputs: &[PauseInput]) -> u64 {
 /// What threshold PAUSE sees of switch port `port`, an end of `link` (built from `spec`):
 /// each direction's slowest and fastest rate, whether the two always run at one rate,
 /// and how long the switch's transmitter can be held while the partner sends.
-fn pause_input(spec: &LinkSpec, link: &Link, port: PortId) -> PauseInput {
+fn pause_input(
+    spec: &LinkSpec,
+    link: &Link,
+    id: LinkId,
+    attached: &AttachedState,
+    port: PortId,
+) -> PauseInput {
     let switch_end = usize::from(link.ends[1] == port);
     let end_of = |node: &str| spec.between.iter().position(|n| n == node);
     // By the end that transmits on the direction.
@@ -242,13 +259,10 @@ fn pause_input(spec: &LinkSpec, link: &Link, port: PortId) -> PauseInput {
         }
         lockstep = false;
     }
-    // One PHY per direction: the switch's may be asleep while the partner's sends; a
-    // frame queued then waits for the sleep to finish (unless it aborts it) and the wake.
-    if let Some(eee) = link.eee.as_deref().filter(|e| !e.symmetric()) {
-        let lpi = &eee.units[eee.unit_of(switch_end)].lpi;
-        let sleep = if lpi.abort_sleep { Duration::ZERO } else { lpi.profile.ts };
-        blocked = blocked + sleep + lpi.profile.tw;
-    }
+    // A mechanism may hold the switch's transmitter while the partner sends (one LPI
+    // PHY per direction: the switch's may be asleep; a frame queued then waits for the
+    // sleep to finish, unless it aborts it, and the wake).
+    blocked = blocked + attached.transmitter_hold(id, switch_end);
     PauseInput {
         inbound: rates[1 - switch_end],
         outbound: rates[switch_end],

@@ -2,10 +2,12 @@
 //! series, with their point limits.
 
 use crate::app::{Endpoint, EndpointKind};
+use crate::ids::LinkId;
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Scenario;
 use crate::scenario::topology::Topology;
+use crate::sim::attach::AttachedState;
 use crate::sim::{Flow, PortSeries, Subscriber, Trace};
 use crate::stats::SeriesLimits;
 use crate::time::{BitRate, SimTime};
@@ -19,7 +21,8 @@ pub(super) fn trace(
     topo: &Topology,
     endpoints: &mut [Endpoint],
     flows: &[Flow],
-    links: &mut [Link],
+    links: &[Link],
+    attached: &mut AttachedState,
 ) -> Result<Trace> {
     let mut trace = Trace::default();
     for (i, spec) in s.series.iter().enumerate() {
@@ -61,12 +64,7 @@ pub(super) fn trace(
                     links.iter().find(on_bus).map_or(BitRate::bps(0), |l| l.dirs[0].rate())
                 };
                 trace.subscribe(Subscriber::Series(PortSeries::new(port, rate.as_bps(), limits)));
-                if let Some(eee) =
-                    links.get_mut(link).filter(|_| link < s.links.len()).and_then(|l| l.eee.as_deref_mut())
-                {
-                    let u = eee.unit_of(end);
-                    eee.units[u].lpi.record_series(limits);
-                }
+                attached.record_series(LinkId(link as u32), end, limits);
             }
             (None, Some(app)) => {
                 let path = format!("series[{i}].app");

@@ -1,7 +1,16 @@
-//! Defaults several parts of the schema share (serde's `default = "..."` names them).
+//! What several parts of the schema share: defaults (serde's `default = "..."` names
+//! them) and the table of no settings.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::units::{DurationSpec, SizeSpec};
 use crate::time::{Bytes, Duration};
+
+/// No settings.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EmptySpec {}
 
 pub(super) const fn yes() -> bool {
     true

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::common::{default_mtu, zero_time};
-use super::eee::EeeSpec;
+use crate::mechanisms::lpi::scenario::schema::EeeSpec;
 use crate::mechanisms::rate::scenario::schema::RateSwitchingSpec;
 use crate::mechanisms::shaper::scenario::ShaperSpec;
 use crate::scenario::common::LinkMechanismSpec;
@@ -60,7 +60,8 @@ impl LinkSpec {
     /// attaches them all alike (adding such a mechanism is its field above and its line
     /// here).
     pub(crate) fn room_mechanisms(&self) -> impl Iterator<Item = (&'static str, &dyn LinkMechanismSpec)> {
-        let given: [(&'static str, Option<&dyn LinkMechanismSpec>); 2] = [
+        let given: [(&'static str, Option<&dyn LinkMechanismSpec>); 3] = [
+            ("eee", self.eee.as_ref().map(|m| m as &dyn LinkMechanismSpec)),
             ("rate_switching", self.rate_switching.as_ref().map(|m| m as &dyn LinkMechanismSpec)),
             ("shaper", self.shaper.as_ref().map(|m| m as &dyn LinkMechanismSpec)),
         ];

@@ -7,7 +7,6 @@
 mod apps;
 mod captures;
 mod common;
-mod eee;
 mod links;
 mod mpi;
 mod nodes;
@@ -21,7 +20,7 @@ pub use self::apps::{
 };
 
 pub use self::captures::{CaptureDirectionSpec, CaptureFormatSpec, CaptureSpec, ResolutionSpec};
-pub use self::eee::{CoalescingSpec, EeeEndSpec, EeeSpec, EmptySpec, LpiPolicySpec, TimeoutSpec};
+pub use self::common::EmptySpec;
 pub use self::links::{CapacitySpec, DropSpec, FlowDirection, LinkSpec, LossSpec, OutageSpec, PhyType};
 pub use self::mpi::{CollectiveSpec, MpiJobSpec, MpiOverheadSpec, MpiSyntheticSpec};
 pub use self::nodes::{

@@ -7,6 +7,5 @@ mod csma;
 mod endpoint;
 mod host;
 mod link;
-mod lpi;
 mod pause;
 mod port;

@@ -54,9 +54,7 @@ pub(super) fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
         let series = series.settled(end);
         let port = net.port_name(series.port);
         let p = &net.ports[series.port.index()];
-        let lpi =
-            net.links[p.link.index()].eee.as_ref().and_then(|e| e.units[e.unit_of(p.end)].lpi.series(end));
-        if let Some(mut s) = lpi {
+        if let Some((quantity, mut s)) = net.attached.series(p.link, p.end, end) {
             // The PHY's series may serve two ports with different windows: this port's.
             let l = series.limits;
             let level = s.points.iter().take_while(|p| p.0 <= l.from).last().map_or(0, |p| p.1);
@@ -64,7 +62,7 @@ pub(super) fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
             s.points.insert(0, (l.from, level));
             out.push(SeriesResult {
                 port: port.clone(),
-                quantity: "lpi_state",
+                quantity,
                 t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
                 value: s.points.iter().map(|p| p.1).collect(),
                 dropped_points: s.dropped_points,

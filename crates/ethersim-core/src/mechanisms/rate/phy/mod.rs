@@ -1,6 +1,6 @@
 //! Link-rate switching's physical layer: the link that changes rate at a policy's
 //! request and the built-in policies (`switching`), practRA's policy (`practra`), and
-//! what it reports with the table that keeps it beside the links (`records`).
+//! what it reports (`records`).
 
 pub mod practra;
 pub mod records;

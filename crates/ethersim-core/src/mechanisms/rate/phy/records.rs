@@ -1,9 +1,7 @@
-//! What link-rate switching reports (a scaled port's columns, a link's) and the table
-//! that keeps each link's rate switching beside the links.
+//! What link-rate switching reports: a scaled port's columns, a link's.
 
 use serde::Serialize;
 
-use crate::ids::LinkId;
 use crate::mechanisms::rate::phy::switching::RateSwitching;
 use crate::stats::RecordView;
 use crate::time::SimTime;
@@ -67,35 +65,5 @@ impl RateSwitching {
             rates_bps: self.rates().iter().map(|b| b.as_bps()).collect(),
             time_at_rate_s: self.time_at_rates(end).iter().map(|d| d.as_secs_f64()).collect(),
         }
-    }
-}
-
-/// The rate switching of a network's links, by link: kept beside the links rather than
-/// in them, so a link without it carries nothing of it but a null.
-#[derive(Debug, Default)]
-pub struct RateSwitchings {
-    by_link: Vec<Option<Box<RateSwitching>>>,
-}
-
-impl RateSwitchings {
-    /// Gives `link` the rate switching `rs` (replacing any it had).
-    pub fn insert(&mut self, link: LinkId, rs: RateSwitching) {
-        let i = link.index();
-        if self.by_link.len() <= i {
-            self.by_link.resize_with(i + 1, || None);
-        }
-        self.by_link[i] = Some(Box::new(rs));
-    }
-
-    /// `link`'s rate switching, if it has one.
-    #[inline]
-    pub fn get(&self, link: LinkId) -> Option<&RateSwitching> {
-        self.by_link.get(link.index()).and_then(Option::as_deref)
-    }
-
-    /// `link`'s rate switching, if it has one, to change.
-    #[inline]
-    pub fn get_mut(&mut self, link: LinkId) -> Option<&mut RateSwitching> {
-        self.by_link.get_mut(link.index()).and_then(Option::as_deref_mut)
     }
 }

@@ -13,17 +13,12 @@
 //! are settled when next looked at, and refresh cycles are accounted in closed form, so a
 //! PHY that sleeps for seconds costs nothing while it does.
 //!
-//! When to sleep and when to wake is a policy's ([`LpiPolicy`]): sleep as soon as the
+//! When to sleep and when to wake is a policy's (`LpiPolicy`, `policy.rs`): sleep as soon as the
 //! transmitter is idle, after an idle timeout, or sleep at once and hold arriving frames
 //! until N have gathered or a timer runs out (frame coalescing).
 
-mod policy;
-mod report;
-
-pub use policy::{Coalescing, IdleTimeout, Immediate, LpiPolicy, LpiPolicyKind, When};
-pub use report::LpiPortReport;
-
 use crate::engine::Timer;
+use crate::mechanisms::lpi::phy::policy::LpiPolicyKind;
 use crate::stats::{Series, SeriesLimits};
 use crate::time::{Duration, SimTime};
 
@@ -426,6 +421,7 @@ impl LinkEee {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mechanisms::lpi::phy::policy::{Coalescing, IdleTimeout, Immediate, LpiPolicy, When};
 
     const US: u64 = 1_000_000;
 

@@ -4,7 +4,7 @@ use crate::scenario::units::DurationSpec;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::links::PhyType;
+use crate::scenario::schema::{EmptySpec, PhyType};
 
 /// Low Power Idle on a link. Timing and power come from the PHY type's profile (see
 /// docs/eee.md); every value can be overridden.
@@ -90,10 +90,6 @@ pub enum LpiPolicySpec {
     Coalescing(CoalescingSpec),
 }
 
-/// No settings.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct EmptySpec {}
 /// The idle-timeout policy's setting.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::stats::RecordView;
 use crate::time::SimTime;
 
-use super::LinkEee;
+use crate::mechanisms::lpi::phy::machine::LinkEee;
 
 /// The Low Power Idle columns of the `ports` table: all `null` (and `eee` false) for a
 /// port whose link has no EEE.

@@ -1,15 +1,33 @@
 //! Energy-Efficient Ethernet (802.3az Low Power Idle) on a link: PHY profiles, their
 //! timing and power overrides, and each direction's LPI policy.
 
-use crate::phy::{
-    Coalescing, IdleTimeout, Immediate, LinkEee, Lpi, LpiPolicyKind, LpiProfile, LpiUnit, Pending,
-};
-
+use crate::mechanisms::lpi::phy::machine::{LinkEee, Lpi, LpiProfile, LpiUnit, Pending};
+use crate::mechanisms::lpi::phy::policy::{Coalescing, IdleTimeout, Immediate, LpiPolicyKind};
+use crate::mechanisms::lpi::scenario::schema::{EeeSpec, LpiPolicySpec};
+use crate::node::Port;
+use crate::scenario::common::{LinkMechanismSpec, LinkSite, Result};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::schema::{EeeSpec, EmptySpec, LinkSpec, LpiPolicySpec, PhyType};
+use crate::scenario::schema::{EmptySpec, LinkSpec, PhyType};
+use crate::sim::attach::{AttachedState, PortAttachment};
 use crate::time::Duration;
 
-use crate::scenario::common::Result;
+impl LinkMechanismSpec for EeeSpec {
+    /// The link's LPI PHYs, beside the links; both its ports are attached to them (an
+    /// idle port may let its PHY sleep, a frame queued at a sleeping one wakes it).
+    fn attach(
+        &self,
+        path: &str,
+        site: &LinkSite<'_>,
+        ports: &mut [Port],
+        attached: &mut AttachedState,
+    ) -> Result<()> {
+        attached.eee.insert(site.id, link_eee(site.spec, self, path)?);
+        for port in site.link.ends {
+            PortAttachment::LowPowerIdle.attach_to(&mut ports[port.index()].attachments);
+        }
+        Ok(())
+    }
+}
 
 /// Applies timing and power overrides at `path` to `profile`.
 fn override_profile(
@@ -49,7 +67,7 @@ fn override_profile(
 }
 
 /// A link's Low Power Idle PHYs, each setting checked.
-pub(super) fn link_eee(link: &LinkSpec, spec: &EeeSpec, path: &str) -> Result<LinkEee> {
+fn link_eee(link: &LinkSpec, spec: &EeeSpec, path: &str) -> Result<LinkEee> {
     let mut profile = match spec.phy {
         PhyType::Base100Tx => LpiProfile::base_100_tx(),
         PhyType::Base1000T => LpiProfile::base_1000_t(),

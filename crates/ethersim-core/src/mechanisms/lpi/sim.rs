@@ -2,12 +2,14 @@
 //! the PHY's policy when to sleep; a frame queued while the PHY is not Active asks when
 //! to wake; the policy's timer carries out what it decided. A sleeping PHY closes its
 //! ports' gates with `Closer::PHY` (holding every frame); a wake reopens them when it
-//! ends. The state machines are in `phy/lpi.rs`.
+//! ends. The state machines are in `phy/machine.rs`, the policies in `phy/policy.rs`.
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
+use crate::mechanisms::lpi::phy::machine::{LpiState, Pending};
+use crate::mechanisms::lpi::phy::policy::When;
 use crate::node::Moment;
-use crate::phy::{Closer, LpiState, Pending, When};
+use crate::phy::Closer;
 use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
@@ -22,7 +24,7 @@ impl Network {
     // moment (`sim/attach.rs`): one call from the frame's path.
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    pub(in crate::sim) fn lpi_moment(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment) {
+    pub(crate) fn lpi_moment(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment) {
         match moment {
             // Shown only for a frame queued at a gate held until opened, a sleeping
             // PHY's (its watch mask, `node/attach.rs`): an awake or waking one sends the
@@ -43,9 +45,8 @@ impl Network {
     fn lpi_on_enqueue(&mut self, sched: &mut Scheduler<Event>, port: PortId, control: bool) {
         let now = sched.now();
         let (link, end) = (self.ports[port.index()].link, self.ports[port.index()].end);
-        let l = &mut self.links[link.index()];
-        let ends = l.ends;
-        let Some(eee) = l.eee.as_deref_mut() else { return };
+        let ends = self.links[link.index()].ends;
+        let Some(eee) = self.attached.eee.get_mut(link) else { return };
         let u = eee.unit_of(end);
         let dirs = eee.dirs_of(u);
         let unit = &mut eee.units[u];
@@ -87,7 +88,7 @@ impl Network {
     #[inline]
     fn lpi_on_idle(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let (link, end) = (self.ports[port.index()].link, self.ports[port.index()].end);
-        let Some(eee) = self.links[link.index()].eee.as_deref() else { return };
+        let Some(eee) = self.attached.eee.get(link) else { return };
         let u = eee.unit_of(end);
         // A PHY of one direction transmits through `port` alone, which is idle.
         if eee.symmetric() && !self.lpi_idle(link, u, sched.now()) {
@@ -100,7 +101,7 @@ impl Network {
     /// waiting at `now`.
     fn lpi_idle(&self, link: LinkId, u: usize, now: SimTime) -> bool {
         let l = &self.links[link.index()];
-        let dirs = l.eee.as_deref().map_or(&[][..], |e| e.dirs_of(u));
+        let dirs = self.attached.eee.get(link).map_or(&[][..], |e| e.dirs_of(u));
         dirs.iter().all(|&d| {
             let p = &self.ports[l.ends[d].index()];
             !p.busy_at(now) && p.nothing_waits()
@@ -112,7 +113,7 @@ impl Network {
     #[inline]
     fn lpi_consider_sleep(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
         let now = sched.now();
-        let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
+        let Some(eee) = self.attached.eee.get_mut(link) else { return };
         let dirs = eee.dirs_of(u);
         let unit = &mut eee.units[u];
         if unit.lpi.state(now) != LpiState::Active {
@@ -137,9 +138,8 @@ impl Network {
     /// The PHY goes to sleep: its ports' gates close until it wakes. Nothing waits (the
     /// ports are idle), so no port needs a look now.
     fn lpi_sleep(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
-        let l = &mut self.links[link.index()];
-        let ends = l.ends;
-        let Some(eee) = l.eee.as_deref_mut() else { return };
+        let ends = self.links[link.index()].ends;
+        let Some(eee) = self.attached.eee.get_mut(link) else { return };
         let dirs = eee.dirs_of(u);
         eee.units[u].begin_sleep(sched.now());
         self.lpi_gates(sched, ends, dirs, SimTime::NEVER, None);
@@ -147,9 +147,8 @@ impl Network {
 
     /// The PHY wakes (coalescing's timer): frames wait at both ends, so each end looks.
     fn lpi_wake(&mut self, sched: &mut Scheduler<Event>, link: LinkId, u: usize) {
-        let l = &mut self.links[link.index()];
-        let ends = l.ends;
-        let Some(eee) = l.eee.as_deref_mut() else { return };
+        let ends = self.links[link.index()].ends;
+        let Some(eee) = self.attached.eee.get_mut(link) else { return };
         let dirs = eee.dirs_of(u);
         let active_at = eee.units[u].begin_wake(sched.now());
         self.lpi_gates(sched, ends, dirs, active_at, None);
@@ -181,14 +180,14 @@ impl Network {
     // A rare event: kept out of the event dispatch, which must stay small enough to be
     // inlined into the event loop.
     #[inline(never)]
-    pub(in crate::sim) fn on_lpi_timer(
+    pub(crate) fn on_lpi_timer(
         &mut self,
         sched: &mut Scheduler<Event>,
         link: LinkId,
         u: usize,
         generation: Generation,
     ) {
-        let Some(eee) = self.links[link.index()].eee.as_deref_mut() else { return };
+        let Some(eee) = self.attached.eee.get_mut(link) else { return };
         let unit = &mut eee.units[u];
         let event = |generation| MechanismTimer::Lpi { unit: u as u8 }.event(link.0, generation);
         if !sched.timer_fires(&mut unit.timer, generation, event) {
@@ -214,10 +213,10 @@ impl Network {
 
     /// Every LPI PHY asks its policy when to sleep at the start, as if it had just gone
     /// idle (`Pending::Idle`: the timer finds out whether it still is).
-    pub(in crate::sim) fn start_lpi(&mut self, sched: &mut Scheduler<Event>) {
+    pub(crate) fn start_lpi(&mut self, sched: &mut Scheduler<Event>) {
         for i in 0..self.links.len() {
             let link = LinkId(i as u32);
-            if let Some(eee) = self.links[i].eee.as_deref_mut() {
+            if let Some(eee) = self.attached.eee.get_mut(link) {
                 for (u, unit) in eee.units.iter_mut().enumerate() {
                     unit.pending = Pending::Idle;
                     let unit_id = u as u8;
