@@ -25,7 +25,8 @@
 use etherparse::{EtherType, Ethernet2Header, PacketBuilder, TcpOptionElement};
 
 use crate::ids::{FlowId, NodeId};
-use crate::wire::{ethernet, mac_control, Packet, Protocol, Role, TcpFlags, TcpHeader};
+use crate::mechanisms::pause::wire as mac_control;
+use crate::wire::{ethernet, Packet, Protocol, Role, TcpFlags, TcpHeader};
 
 /// The port of a flow's sink end (the iperf default).
 pub const SERVICE_PORT: u16 = 5001;

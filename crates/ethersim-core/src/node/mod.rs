@@ -3,9 +3,7 @@
 //! ports through which both send, and the policies that may watch a port's queue.
 
 pub mod attach;
-pub mod headroom;
 pub mod host;
-pub mod pause;
 pub mod policy;
 pub mod port;
 pub mod queue;
@@ -13,9 +11,7 @@ pub mod switch;
 pub mod variability;
 
 pub use attach::{Attachments, Moment};
-pub use headroom::{PauseInput, RateRange};
 pub use host::{Host, HostConfig, HostStats, RxStep, TxStep};
-pub use pause::{PauseHold, PausePortReport, PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
 pub use policy::{PolicyAction, PortPolicy, QueuePolicy, QueueView};
 pub use port::{CutOff, InterruptJitter, NextTx, Port, PortStats};
 pub use queue::{DropTailQueue, QueueLimits, Queued};

@@ -25,7 +25,6 @@ use crate::wire::PacketRef;
 use crate::stats::IdleIntervals;
 
 use super::attach::Attachments;
-use super::pause::PortPause;
 use super::policy::{PortPolicy, QueueView};
 use super::queue::{DropTailQueue, QueueLimits, Queued};
 
@@ -133,8 +132,6 @@ pub struct Port {
     /// The mechanisms other than the queue policy that are shown the queue's moments
     /// (`node/attach.rs`); with any, the end of each transmission is an event.
     pub attachments: Attachments,
-    /// IEEE 802.3x flow control (boxed: it is off every frame's path).
-    pub pause: Box<PortPause>,
     queue: DropTailQueue,
     control: VecDeque<Queued>,
     on_wire: Option<OnWire>,
@@ -160,7 +157,6 @@ impl Port {
             tx_interrupt: Duration::ZERO,
             interrupt_jitter: None,
             attachments: Attachments::default(),
-            pause: Box::default(),
             queue: DropTailQueue::new(limits),
             control: VecDeque::with_capacity(4),
             on_wire: None,

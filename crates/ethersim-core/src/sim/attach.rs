@@ -11,7 +11,7 @@
 //!   ([`AttachedState`]), and their records in the results ([`AttachedRecords`],
 //!   [`RECORD_VIEWS`]).
 //!
-//! Each arm calls into the mechanism's own room (`handlers/pause.rs`, `mechanisms/rate/`,
+//! Each arm calls into the mechanism's own room (`mechanisms/pause/`, `mechanisms/rate/`,
 //! `mechanisms/lpi/`, `handlers/csma.rs`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
 //! a variant of [`PortAttachment`] with its moments, an arm here, and (if it has a timer) a
 //! variant of [`MechanismTimer`]: the recipe is in docs/architecture.md.
@@ -22,11 +22,12 @@ use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
 use crate::mechanisms::lpi::phy::machine::LinkEee;
 use crate::mechanisms::lpi::phy::report::LpiPortReport;
+use crate::mechanisms::pause::node::state::{PausePortReport, PortPause};
 use crate::mechanisms::rate::phy::records::{RateLinkReport, RatePortReport};
 use crate::mechanisms::rate::phy::switching::RateSwitching;
 use crate::mechanisms::shaper::node::{ShaperPortReport, Shapers};
 use crate::node::attach::bits::{CONTROL_QUEUED, DEQUEUED, EMPTY, ENQUEUED, ENQUEUED_HELD, FORWARDED};
-use crate::node::{Attachments, Moment, PausePortReport};
+use crate::node::{Attachments, Moment};
 use crate::phy::ByLink;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
@@ -42,6 +43,8 @@ pub struct AttachedState {
     pub shapers: Shapers,
     /// The rate switching of links whose rate a policy changes (`mechanisms/rate/`).
     pub rate_switching: ByLink<RateSwitching>,
+    /// 802.3x flow control of every port, by port (`mechanisms/pause/`).
+    pub pause: Vec<PortPause>,
     /// The Low Power Idle PHYs of links with Energy Efficient Ethernet
     /// (`mechanisms/lpi/`).
     pub eee: ByLink<LinkEee>,
@@ -108,7 +111,11 @@ impl Network {
         let p = &self.ports[port.index()];
         let link = &self.links[p.link.index()];
         PortRecords {
-            pause: p.pause.rx.report(end),
+            pause: self
+                .attached
+                .pause
+                .get(port.index())
+                .map_or_else(PausePortReport::default, |q| q.rx.report(end)),
             lpi: self
                 .attached
                 .eee
@@ -164,7 +171,7 @@ pub const RECORD_VIEWS: [RecordView; 4] =
 pub mod closers {
     use crate::phy::Closer;
 
-    /// PAUSE from the link partner (802.3 Annex 31B, `handlers/pause.rs`).
+    /// PAUSE from the link partner (802.3 Annex 31B, `mechanisms/pause/`).
     pub const PAUSE: Closer = Closer::of_mechanism(0);
     /// A token-bucket shaper whose credit is below zero (`mechanisms/shaper/`).
     pub const SHAPER: Closer = Closer::of_mechanism(1);
@@ -176,7 +183,7 @@ pub mod closers {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum PortAttachment {
-    /// Threshold PAUSE on a switch output (`node/pause.rs`): frames forwarded to it may
+    /// Threshold PAUSE on a switch output (`mechanisms/pause/`): frames forwarded to it may
     /// pause their input's partner; frames leaving may release it.
     ThresholdPause,
     /// The link's rate policy watching this end's queue (`mechanisms/rate/`).

@@ -8,11 +8,11 @@
 
 use crate::common::{data_starts, log, logged, logged_with, simulation, simulation_with};
 use ethersim_core::ids::PortId;
+use ethersim_core::mechanisms::pause::wire as mac_control;
 use ethersim_core::phy::FrameClass;
 use ethersim_core::sim::attach::closers;
 use ethersim_core::sim::{PortSeries, Simulation, Subscriber, TraceRecord};
 use ethersim_core::time::{BitRate, Bytes, Duration, SimTime};
-use ethersim_core::wire::mac_control;
 
 const US: u64 = 1_000_000;
 
@@ -79,12 +79,12 @@ fn a_pause_starts_after_the_frame_on_the_wire_and_lasts_its_quanta() {
     assert_eq!(starts[..=8], (0..=8).map(unpaused_start).collect::<Vec<_>>()[..]);
     assert_eq!(starts[9], resumed, "the next frame starts when the pause ends");
     assert_eq!(starts[10], resumed + at_1g(1538));
-    let port = &sim.network().ports[0];
+    let port = &sim.network().attached.pause[0];
     assert_eq!(
-        (port.pause.rx.received, port.pause.rx.paused_time(SimTime(US * 1000))),
+        (port.rx.received, port.rx.paused_time(SimTime(US * 1000))),
         (1, Duration(resumed - last_bit))
     );
-    assert_eq!(sim.network().ports[1].pause.rx.sent, 1);
+    assert_eq!(sim.network().attached.pause[1].rx.sent, 1);
     assert_eq!(sim.network().flows[0].forward().packets_received, 40, "PAUSE loses nothing");
 }
 
@@ -113,7 +113,7 @@ fn a_pause_of_zero_resumes_at_once() {
     sim.run();
     let starts = data_starts(&sim, PortId(0));
     assert_eq!(starts[9], pause_arrives(150 * US), "data resumes as the PAUSE of 0 arrives");
-    let paused = sim.network().ports[0].pause.rx.paused_time(SimTime::NEVER);
+    let paused = sim.network().attached.pause[0].rx.paused_time(SimTime::NEVER);
     assert_eq!(paused, Duration(pause_arrives(150 * US) - (unpaused_start(8) + at_1g(8 + 1518))));
 }
 
@@ -124,8 +124,8 @@ fn a_nic_that_ignores_pause_keeps_sending() {
     sim.run();
     let starts = data_starts(&sim, PortId(0));
     assert_eq!(starts, (0..40).map(unpaused_start).collect::<Vec<_>>());
-    let port = &sim.network().ports[0];
-    assert_eq!((port.pause.rx.received, port.pause.rx.paused_time(SimTime::NEVER)), (1, Duration::ZERO));
+    let port = &sim.network().attached.pause[0];
+    assert_eq!((port.rx.received, port.rx.paused_time(SimTime::NEVER)), (1, Duration::ZERO));
     let summary = sim.summary("x", 1);
     assert!(
         !summary.ports[0].mechanisms.pause.honours_pause && summary.ports[0].mechanisms.pause.paused_s == 0.0
@@ -212,7 +212,7 @@ fn a_switch_pauses_the_input_that_fills_its_buffer_and_releases_it_below_the_low
     }
     assert_eq!(net.ports[2].stats().drops, 0, "PAUSE honoured: nothing is lost");
     assert_eq!(net.flows[0].forward().packets_received, 2000);
-    assert_eq!(net.ports[1].pause.rx.sent, net.ports[0].pause.rx.received, "every PAUSE arrives");
+    assert_eq!(net.attached.pause[1].rx.sent, net.attached.pause[0].rx.received, "every PAUSE arrives");
     // The buffer never exceeds the high-water mark by more than the headroom in flight.
     let max = net.ports[2].queue().bytes_level(SimTime::NEVER).max_until(SimTime::NEVER);
     assert!((20_000..20_000 + 3 * 1538).contains(&max), "{max}");
@@ -224,7 +224,7 @@ fn the_same_flood_into_a_nic_that_ignores_pause_overflows_the_buffer() {
     sim.run();
     let net = sim.network();
     assert!(net.ports[2].stats().drops > 0);
-    assert!(net.ports[0].pause.rx.received > 0);
+    assert!(net.attached.pause[0].rx.received > 0);
     let got = net.flows[0].forward().packets_received;
     assert_eq!(got + net.ports[2].stats().drops, 2000, "every frame is delivered or dropped");
 }
@@ -346,9 +346,9 @@ size = "3 MB"
     assert!(sent_while_paused[4] > 0 && sent_while_paused[5] > 0, "{sent_while_paused:?}");
     assert!(net.ports.iter().all(|p| p.stats().drops == 0));
     // Each switch paused the other: the inter-switch ports (4: s1->s2, 5: s2->s1) were paused.
-    assert!(net.ports[4].pause.rx.received > 0 && net.ports[5].pause.rx.received > 0);
-    assert!(net.ports[4].pause.rx.paused_time(SimTime::NEVER) > Duration::ZERO);
-    assert!(net.ports[5].pause.rx.paused_time(SimTime::NEVER) > Duration::ZERO);
+    assert!(net.attached.pause[4].rx.received > 0 && net.attached.pause[5].rx.received > 0);
+    assert!(net.attached.pause[4].rx.paused_time(SimTime::NEVER) > Duration::ZERO);
+    assert!(net.attached.pause[5].rx.paused_time(SimTime::NEVER) > Duration::ZERO);
 }
 
 #[test]
@@ -431,8 +431,9 @@ fn a_pause_of_a_few_quanta_does_not_pile_up_frames_or_starve_data() {
     sim.run();
     let net = sim.network();
     let s_to_a = &net.ports[1];
-    assert!(s_to_a.pause.rx.sent > 1000);
-    assert!(s_to_a.pause.rx.sent <= s_to_a.stats().control_sent + 1, "no backlog of PAUSE frames");
+    let s_to_a_sent = net.attached.pause[1].rx.sent;
+    assert!(s_to_a_sent > 1000);
+    assert!(s_to_a_sent <= s_to_a.stats().control_sent + 1, "no backlog of PAUSE frames");
     // A pause this short barely holds `a`: its data still flows (and the buffer overflows).
     assert_eq!(net.ports[0].stats().frames_sent, 2000, "data is not starved");
     let f = net.flows[0].forward();

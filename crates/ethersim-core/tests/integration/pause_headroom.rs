@@ -75,6 +75,13 @@ fn switch_ports(sim: &Simulation) -> Vec<&Port> {
     net.ports.iter().filter(|p| matches!(net.nodes[p.node.index()], Node::Switch(_))).collect()
 }
 
+/// PAUSE frames the switch's ports sent.
+fn switch_xoffs(sim: &Simulation) -> u64 {
+    let net = sim.network();
+    let on_switch = |i: &usize| matches!(net.nodes[net.ports[*i].node.index()], Node::Switch(_));
+    (0..net.ports.len()).filter(on_switch).map(|i| net.attached.pause[i].rx.sent).sum()
+}
+
 /// Runs `text` and returns (frames dropped at the switch, PAUSE frames the switch sent
 /// its inputs, frames delivered, frames sent).
 fn run(text: &str) -> (u64, u64, u64, u64) {
@@ -82,7 +89,7 @@ fn run(text: &str) -> (u64, u64, u64, u64) {
     sim.run();
     let ports = switch_ports(&sim);
     let drops = ports.iter().map(|p| p.stats().drops).sum();
-    let xoffs = ports.iter().map(|p| p.pause.rx.sent).sum();
+    let xoffs = switch_xoffs(&sim);
     let flows = &sim.network().flows;
     let got = flows.iter().map(|f| f.forward().packets_received).sum();
     let sent = flows.iter().map(|f| f.forward().packets_sent).sum();

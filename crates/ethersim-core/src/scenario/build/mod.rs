@@ -5,7 +5,6 @@
 mod apps;
 mod links;
 mod nodes;
-mod pause;
 mod segment;
 mod series;
 mod tcp;
@@ -22,10 +21,10 @@ use crate::time::{Duration, SimTime};
 use self::apps::apps;
 use self::links::{attach_losses, links, room_mechanisms};
 use self::nodes::{interrupt_jitter, nodes, ports};
-use self::pause::flow_control;
 use self::segment::{segments, MAX_STATIONS_TOTAL, MAX_STATION_PAIRS};
 use self::series::trace;
 use self::warnings::warnings;
+use crate::mechanisms::pause::scenario::build::flow_control;
 use crate::scenario::common::Result;
 
 /// A validated scenario, ready to run.
@@ -117,7 +116,7 @@ pub fn build(s: &Scenario) -> Result<Built> {
     links.extend(segments(s, &topo, window.as_ref())?);
     let mut ports = ports(s, &topo)?;
     let mut attached = room_mechanisms(s, &links, &mut ports)?;
-    flow_control(s, &topo, &links, &attached, &mut ports)?;
+    flow_control(s, &topo, &links, &mut attached, &mut ports)?;
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;

@@ -12,11 +12,11 @@ use crate::time::{Bytes, Duration};
 #[serde(deny_unknown_fields)]
 pub struct EmptySpec {}
 
-pub(super) const fn yes() -> bool {
+pub(crate) const fn yes() -> bool {
     true
 }
 
-pub(super) const fn zero_time() -> DurationSpec {
+pub(crate) const fn zero_time() -> DurationSpec {
     DurationSpec(Duration::ZERO)
 }
 

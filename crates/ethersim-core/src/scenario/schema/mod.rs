@@ -6,11 +6,10 @@
 
 mod apps;
 mod captures;
-mod common;
+pub(crate) mod common;
 mod links;
 mod mpi;
 mod nodes;
-mod pause;
 mod segment;
 mod tcp;
 
@@ -27,7 +26,7 @@ pub use self::nodes::{
     BufferSpec, HostSpec, QuantileSpec, SwitchSpec, TimingVariabilitySpec, VariabilityKind, VariabilitySpec,
 };
 
-pub use self::pause::{HostPauseSpec, PauseGeneratorSpec, SwitchPauseSpec};
+pub use crate::mechanisms::pause::scenario::schema::{HostPauseSpec, PauseGeneratorSpec, SwitchPauseSpec};
 
 pub use self::segment::{RepeaterSpec, SegmentSpec, StationSpec};
 pub use self::tcp::{CongestionControlName, TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::common::{default_buffers, yes, zero_time};
-use super::pause::{HostPauseSpec, SwitchPauseSpec};
+use crate::mechanisms::pause::scenario::schema::{HostPauseSpec, SwitchPauseSpec};
 
 /// An end host with finite speed.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]

@@ -7,5 +7,4 @@ mod csma;
 mod endpoint;
 mod host;
 mod link;
-mod pause;
 mod port;

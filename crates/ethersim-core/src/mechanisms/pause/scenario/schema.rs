@@ -5,7 +5,7 @@ use crate::scenario::units::{DurationSpec, SizeSpec};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::common::{yes, zero_time};
+use crate::scenario::schema::common::{yes, zero_time};
 
 /// How a host's NIC treats IEEE 802.3x PAUSE frames.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]

@@ -10,8 +10,8 @@
 use crate::ids::NodeId;
 use crate::time::{BitRate, Bytes, Duration, SimTime};
 
-use super::ethernet::MIN_FRAME;
-use super::packet::{Packet, PacketKind, Protocol};
+use crate::wire::ethernet::{self, MIN_FRAME};
+use crate::wire::packet::{Packet, PacketKind, Protocol};
 
 /// EtherType of MAC control frames (802.3 clause 31.4.1.3).
 pub const ETHERTYPE: u16 = 0x8808;
@@ -53,7 +53,7 @@ pub fn quanta_duration(quanta: u16, rate: BitRate) -> Duration {
 
 /// The line time of one PAUSE frame at `rate`: the frame, its preamble and its gap.
 pub fn frame_time(rate: BitRate) -> Duration {
-    rate.time_to_send(Bytes(u64::from(PAUSE_FRAME_LEN)) + super::ethernet::WIRE_OVERHEAD)
+    rate.time_to_send(Bytes(u64::from(PAUSE_FRAME_LEN)) + ethernet::WIRE_OVERHEAD)
 }
 
 /// The fewest quanta that pause for at least `pause` at `rate`, if a PAUSE frame can

@@ -1,10 +1,12 @@
 //! IEEE 802.3x flow control (802.3 Annex 31B): PAUSE frames received and honoured (or
 //! not), PAUSE sent by switch inputs on behalf of congested outputs and refreshed while
 //! they stay congested, and periodic PAUSE generators. The state machines are in
-//! `node/pause.rs`; here they meet the network.
+//! `node/state.rs`, kept beside the ports (`AttachedState::pause`); here they meet the
+//! network.
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
+use crate::mechanisms::pause::wire as mac_control;
 use crate::node::Moment;
 use crate::sim::attach::closers;
 use crate::sim::attach::MechanismTimer;
@@ -12,7 +14,7 @@ use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::sim::trace::TraceRecord;
 use crate::time::{BitRate, Duration};
-use crate::wire::{mac_control, PacketRef};
+use crate::wire::PacketRef;
 
 impl Network {
     /// The current rate of the link direction `port` transmits on.
@@ -23,12 +25,7 @@ impl Network {
 
     /// A MAC control frame arrived whole at `port`. A PAUSE frame pauses the port's data
     /// transmissions if it honours PAUSE; every control frame is counted and discarded.
-    pub(in crate::sim) fn receive_control(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        port: PortId,
-        r: PacketRef,
-    ) {
+    pub(crate) fn receive_control(&mut self, sched: &mut Scheduler<Event>, port: PortId, r: PacketRef) {
         let now = sched.now();
         let pkt = self.packets.remove(r);
         self.ports[port.index()].count_control_received();
@@ -38,9 +35,8 @@ impl Network {
         // Quanta are bit times of the receiving MAC's own link (802.3 Annex 31B.2).
         let length = mac_control::quanta_duration(quanta, self.tx_rate(port));
         self.trace.emit(now, || TraceRecord::PauseReceived { port, quanta });
-        let p = &mut self.ports[port.index()];
-        let frame_end = p.frame_end(now);
-        match p.pause.rx.on_pause(now, frame_end, length) {
+        let frame_end = self.ports[port.index()].frame_end(now);
+        match self.attached.pause[port.index()].rx.on_pause(now, frame_end, length) {
             Some(until) if until <= now => self.open_gate(sched, port, closers::PAUSE),
             Some(until) => self.close_gate(sched, port, closers::PAUSE, until),
             None => {}
@@ -58,7 +54,7 @@ impl Network {
             self.packets.get_mut(r).seq = u64::from(quanta);
             return;
         }
-        self.ports[port.index()].pause.rx.sent += 1;
+        self.attached.pause[port.index()].rx.sent += 1;
         let p = &self.ports[port.index()];
         let (src, dst) = (p.node, self.ports[p.peer.index()].node);
         self.send_control_frame(sched, port, mac_control::pause_frame(src, dst, quanta, sched.now()));
@@ -69,12 +65,7 @@ impl Network {
     // Inlined into the attachments' dispatch (`sim/attach.rs`): an arrival below the
     // high-water mark costs a test on the frame's path, as before the seam.
     #[inline]
-    pub(in crate::sim) fn threshold_moment(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        out: PortId,
-        moment: Moment,
-    ) {
+    pub(crate) fn threshold_moment(&mut self, sched: &mut Scheduler<Event>, out: PortId, moment: Moment) {
         match moment {
             Moment::Forwarded { from } => self.threshold_after_arrival(sched, from, out),
             Moment::Dequeued(_) | Moment::Empty => self.threshold_after_departure(sched, out),
@@ -89,7 +80,7 @@ impl Network {
     fn threshold_after_arrival(&mut self, sched: &mut Scheduler<Event>, input: PortId, out: PortId) {
         let now = sched.now();
         let (held, _) = self.ports[out.index()].queue().held_at(now);
-        if !self.ports[out.index()].pause.threshold.as_ref().is_some_and(|t| t.at_high_water(held)) {
+        if !self.attached.pause[out.index()].threshold.as_ref().is_some_and(|t| t.at_high_water(held)) {
             return;
         }
         // At the mark (rare): PAUSE is for full-duplex links (IEEE 802.3 Annex 31B), so an
@@ -97,10 +88,10 @@ impl Network {
         if self.links[self.ports[input.index()].link.index()].as_bus().is_some() {
             return;
         }
-        let Some(t) = self.ports[out.index()].pause.threshold.as_mut() else { return };
+        let Some(t) = self.attached.pause[out.index()].threshold.as_mut() else { return };
         if t.on_arrival(held, input) {
             let (quanta, release) = (t.quanta, t.release);
-            if self.ports[input.index()].pause.hold.take(quanta, release) {
+            if self.attached.pause[input.index()].hold.take(quanta, release) {
                 self.send_pause(sched, input, quanta);
                 self.arm_pause_refresh(sched, input);
             }
@@ -114,12 +105,12 @@ impl Network {
     fn threshold_after_departure(&mut self, sched: &mut Scheduler<Event>, out: PortId) {
         let now = sched.now();
         loop {
-            let p = &mut self.ports[out.index()];
-            let (held, _) = p.queue().held_at(now);
-            let Some(input) = p.pause.threshold.as_mut().and_then(|t| t.next_released(held)) else {
+            let (held, _) = self.ports[out.index()].queue().held_at(now);
+            let threshold = self.attached.pause[out.index()].threshold.as_mut();
+            let Some(input) = threshold.and_then(|t| t.next_released(held)) else {
                 return;
             };
-            if self.ports[input.index()].pause.hold.let_go() == Some(true) {
+            if self.attached.pause[input.index()].hold.let_go() == Some(true) {
                 self.send_pause(sched, input, 0);
             }
         }
@@ -129,7 +120,7 @@ impl Network {
     /// partner's pause never lapses while an output is congested (switch chips re-send
     /// XOFF while over threshold).
     fn arm_pause_refresh(&mut self, sched: &mut Scheduler<Event>, input: PortId) {
-        let quanta = self.ports[input.index()].pause.hold.quanta;
+        let quanta = self.attached.pause[input.index()].hold.quanta;
         // The partner counts the quanta in bit times of its own link (Annex 31B.2), the
         // direction `input` receives on, which may be faster than the one the PAUSE
         // takes: half the pause at the switch's own rate could outlast it.
@@ -137,17 +128,17 @@ impl Network {
         let half = Duration(mac_control::quanta_duration(quanta, partner).as_ps() / 2);
         // Never sooner than a PAUSE frame takes on the wire (a pause of a few quanta).
         let at = sched.now() + half.max(mac_control::frame_time(self.tx_rate(input)));
-        let timer = &mut self.ports[input.index()].pause.hold.refresh;
+        let timer = &mut self.attached.pause[input.index()].hold.refresh;
         sched.arm(timer, at, |generation| MechanismTimer::PauseRefresh.event(input.0, generation));
     }
 
-    pub(in crate::sim) fn on_pause_refresh(
+    pub(crate) fn on_pause_refresh(
         &mut self,
         sched: &mut Scheduler<Event>,
         port: PortId,
         generation: Generation,
     ) {
-        let hold = &mut self.ports[port.index()].pause.hold;
+        let hold = &mut self.attached.pause[port.index()].hold;
         if !sched.timer_fires(&mut hold.refresh, generation, |generation| {
             MechanismTimer::PauseRefresh.event(port.0, generation)
         }) || hold.holders == 0
@@ -161,10 +152,10 @@ impl Network {
 
     /// A periodic PAUSE generator sends its frame: the pause asked for, in whole quanta
     /// at the link's current rate (rounded up; at most 65535).
-    pub(in crate::sim) fn on_pause_tick(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+    pub(crate) fn on_pause_tick(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let now = sched.now();
         let rate = self.tx_rate(port);
-        let Some(g) = self.ports[port.index()].pause.periodic.as_mut() else { return };
+        let Some(g) = self.attached.pause[port.index()].periodic.as_mut() else { return };
         let quanta = mac_control::quanta_for(g.pause, rate).unwrap_or(mac_control::MAX_QUANTA);
         if let Some(next) = g.next_after(now) {
             sched.schedule_at(next, MechanismTimer::PauseTick.event(port.0, 0));
@@ -173,9 +164,9 @@ impl Network {
     }
 
     /// Every periodic PAUSE generator's first frame, port by port.
-    pub(in crate::sim) fn start_periodic_pause(&mut self, sched: &mut Scheduler<Event>) {
-        for (i, p) in self.ports.iter().enumerate() {
-            if let Some(g) = p.pause.periodic {
+    pub(crate) fn start_periodic_pause(&mut self, sched: &mut Scheduler<Event>) {
+        for (i, p) in self.attached.pause.iter().enumerate() {
+            if let Some(g) = p.periodic {
                 sched.schedule_at(g.start, MechanismTimer::PauseTick.event(i as u32, 0));
             }
         }

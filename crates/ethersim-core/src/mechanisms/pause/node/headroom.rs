@@ -51,8 +51,9 @@
 //! paused (PAUSE is for full-duplex links) and bound nothing; a partner that ignores
 //! PAUSE, or a pause shorter than the partner's response, likewise defeats any headroom.
 
+use crate::mechanisms::pause::wire as mac_control;
 use crate::time::{BitRate, Bytes, Duration, PS_PER_SEC};
-use crate::wire::{ethernet, mac_control};
+use crate::wire::ethernet;
 
 /// The slowest and the fastest rate a link direction may carry frames at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

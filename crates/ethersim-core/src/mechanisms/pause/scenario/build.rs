@@ -2,26 +2,30 @@
 //! generators and their headroom, the periodic generators.
 
 use crate::ids::{LinkId, PortId};
-use crate::node::{headroom, PauseInput, PauseReceiver, PeriodicPause, Port, RateRange, ThresholdPause};
+use crate::mechanisms::pause::node::headroom::{self, PauseInput, RateRange};
+use crate::mechanisms::pause::node::state::{PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
+use crate::mechanisms::pause::wire as mac_control;
+use crate::node::Port;
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{LinkSpec, Scenario};
 use crate::scenario::topology::{Role, Topology};
 use crate::sim::attach::{AttachedState, PortAttachment};
 use crate::time::{Bytes, Duration, SimTime};
-use crate::wire::{ethernet, mac_control};
+use crate::wire::ethernet;
 
 use crate::scenario::common::Result;
 
 /// Each port's IEEE 802.3x settings: whether it honours PAUSE, a switch's threshold
 /// flow control on its outputs, and the periodic generators.
-pub(super) fn flow_control(
+pub(crate) fn flow_control(
     s: &Scenario,
     topo: &Topology,
     links: &[Link],
-    attached: &AttachedState,
+    attached: &mut AttachedState,
     ports: &mut [Port],
 ) -> Result<()> {
+    attached.pause = vec![PortPause::default(); ports.len()];
     for node in 0..topo.attachments.len() {
         let (honour, threshold) = match topo.roles[node] {
             Role::Host(h) => (s.hosts[h].pause.honour, None),
@@ -30,12 +34,12 @@ pub(super) fn flow_control(
             }
         };
         for &(link, port) in &topo.interfaces[node] {
-            let p = &mut ports[port.index()];
-            p.pause.rx = PauseReceiver::new(honour);
+            let p = &mut attached.pause[port.index()];
+            p.rx = PauseReceiver::new(honour);
             // PAUSE is for full-duplex links (IEEE 802.3 Annex 31B): not on a segment.
             if let Some(t) = threshold.as_ref().filter(|_| link < s.links.len()) {
-                p.pause.threshold = Some(t.clone());
-                PortAttachment::ThresholdPause.attach_to(&mut p.attachments);
+                p.threshold = Some(t.clone());
+                PortAttachment::ThresholdPause.attach_to(&mut ports[port.index()].attachments);
             }
         }
     }
@@ -104,14 +108,14 @@ pub(super) fn flow_control(
             ));
         }
         let stop = g.stop.map(|d| SimTime::ZERO + d.0);
-        let p = &mut ports[port.index()];
-        if p.pause.periodic.is_some() {
+        let p = &mut attached.pause[port.index()];
+        if p.periodic.is_some() {
             return Err(ScenarioError::at(
                 format!("{path}.port"),
                 format!("{:?} already has a PAUSE generator; give each port at most one", g.port),
             ));
         }
-        p.pause.periodic = Some(PeriodicPause {
+        p.periodic = Some(PeriodicPause {
             start: SimTime::ZERO + g.start.0,
             every: g.every.0,
             pause: g.pause.0,
