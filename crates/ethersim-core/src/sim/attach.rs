@@ -167,7 +167,7 @@ pub const RECORD_VIEWS: [RecordView; 4] =
     [PausePortReport::VIEW, LpiPortReport::VIEW, RatePortReport::VIEW, ShaperPortReport::VIEW];
 
 /// The gate closers of the port mechanisms that hold a port's data frames, a slot each
-/// ([`Closer::of_mechanism`]): the gate names none of them.
+/// ([`Closer::of_mechanism`](crate::phy::Closer::of_mechanism)): the gate names none of them.
 pub mod closers {
     use crate::phy::Closer;
 

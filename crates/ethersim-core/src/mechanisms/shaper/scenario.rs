@@ -1,5 +1,5 @@
 //! The shaper's scenario keys, `links[i].shaper = { rate, burst, from }`, and its
-//! builder ([`LinkMechanismSpec`]): a token bucket on each shaped port of a
+//! builder (`LinkMechanismSpec`): a token bucket on each shaped port of a
 //! point-to-point link, attached to the port's queue moments (`node/attach.rs`).
 
 use schemars::JsonSchema;

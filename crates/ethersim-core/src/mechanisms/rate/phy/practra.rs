@@ -11,13 +11,13 @@
 //!   dark;
 //! * goes down to r_{i−1} if q = 0 and r̂ < r_{i−1}.
 //!
-//! The mechanism ([`super::RateSwitching`]) keeps two changes at least the minimum
+//! The mechanism ([`RateSwitching`](crate::mechanisms::rate::phy::switching::RateSwitching)) keeps two changes at least the minimum
 //! rate-change interval apart and consults no policy while a change is under way; the
 //! policy is asked again at its next sampling instant or queue moment.
 
 use crate::time::{BitRate, Duration, SimTime};
 
-use crate::mechanisms::rate::phy::switching::{LinkView, RatePolicy};
+use crate::mechanisms::rate::phy::policy::{LinkView, RatePolicy};
 
 /// The settings of practRA.
 #[derive(Clone, Copy, Debug, PartialEq)]

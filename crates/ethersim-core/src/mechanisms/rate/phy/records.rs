@@ -2,9 +2,7 @@
 
 use serde::Serialize;
 
-use crate::mechanisms::rate::phy::switching::RateSwitching;
 use crate::stats::RecordView;
-use crate::time::SimTime;
 
 impl RatePortReport {
     /// How the record is shown: ports whose rate is scaled, beside their rate changes.
@@ -54,16 +52,4 @@ pub struct RateLinkReport {
     pub rates_bps: Vec<u64>,
     /// Time carrying frames at each of `rates_bps`, s (switching time excluded).
     pub time_at_rate_s: Vec<f64>,
-}
-
-impl RateSwitching {
-    /// What this link reports over `[0, end]`.
-    pub fn link_report(&self, end: SimTime) -> RateLinkReport {
-        RateLinkReport {
-            rate_switches: self.switches(),
-            switching_s: self.dark_time(end).as_secs_f64(),
-            rates_bps: self.rates().iter().map(|b| b.as_bps()).collect(),
-            time_at_rate_s: self.time_at_rates(end).iter().map(|d| d.as_secs_f64()).collect(),
-        }
-    }
 }

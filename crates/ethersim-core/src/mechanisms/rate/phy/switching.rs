@@ -22,38 +22,11 @@
 //! policy asks for sooner is asked again when the interval is over. A power model
 //! ([`PowerModel`]) gives the port's energy over the run.
 
-use std::fmt;
-
+use crate::mechanisms::rate::phy::policy::{LinkView, RatePolicy};
 use crate::mechanisms::rate::phy::practra::PractRa;
-use crate::mechanisms::rate::phy::records::RatePortReport;
+use crate::mechanisms::rate::phy::records::{RateLinkReport, RatePortReport};
 use crate::phy::{PowerModel, QueueView};
 use crate::time::{BitRate, Duration, SimTime};
-
-/// What a rate policy sees of its link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LinkView {
-    /// The index of the current rate in the link's rates (slowest first).
-    pub rate_index: usize,
-    /// How many rates the link has.
-    pub rates: usize,
-    /// The data frames waiting at each end's output (not counting a frame on the wire).
-    pub queues: [QueueView; 2],
-    /// Bytes of the data frames that have arrived at each end's output so far, queued or
-    /// dropped (the offered load, for policies that predict the arrival rate; counted
-    /// only for those, [`RatePolicyKind::counts_arrivals`]).
-    pub offered: [u64; 2],
-}
-
-/// A policy choosing a link's rate. Rates are named by their index in the link's rates,
-/// slowest first. Plain state machines with time passed in: unit-testable alone.
-pub trait RatePolicy: fmt::Debug + Send {
-    /// A moment of one of the link's queues: the rate wanted, if it differs.
-    fn on_queue(&mut self, now: SimTime, link: LinkView) -> Option<usize>;
-    /// The policy's timer fired at `now`: the rate wanted, if it differs.
-    fn on_timer(&mut self, now: SimTime, link: LinkView) -> Option<usize>;
-    /// When the policy next needs its timer, if ever (asked after every call).
-    fn next_timer(&self) -> Option<SimTime>;
-}
 
 /// A fixed schedule: at each instant, switch to a rate.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -465,6 +438,18 @@ impl RateSwitching {
             service_energy_j: energy,
             service_energy_fastest_j: energy_fastest,
             service_energy_saved_percent: energy.zip(energy_fastest).map(|(e, f)| percent_below(e, f)),
+        }
+    }
+}
+
+impl RateSwitching {
+    /// What this link reports over `[0, end]`.
+    pub fn link_report(&self, end: SimTime) -> RateLinkReport {
+        RateLinkReport {
+            rate_switches: self.switches(),
+            switching_s: self.dark_time(end).as_secs_f64(),
+            rates_bps: self.rates().iter().map(|b| b.as_bps()).collect(),
+            time_at_rate_s: self.time_at_rates(end).iter().map(|d| d.as_secs_f64()).collect(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! Link-rate switching (RPS/ALR, practRA): the rates, the switching time, the policy
 //! and the power model of a link that changes its rate, checked, and attached to the
-//! link ([`LinkMechanismSpec`]).
+//! link (`LinkMechanismSpec`).
 
 use crate::mechanisms::rate::phy::practra::{PractRa, PractRaSettings};
 use crate::mechanisms::rate::phy::switching::{AlrPolicy, RatePolicyKind, RateSwitching, ScheduledRates};
