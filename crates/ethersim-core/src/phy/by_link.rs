@@ -36,11 +36,6 @@ impl<T> ByLink<T> {
     pub fn get_mut(&mut self, link: LinkId) -> Option<&mut T> {
         self.slots.get_mut(link.index()).and_then(Option::as_deref_mut)
     }
-
-    /// The links that have one, in link order.
-    pub fn links(&self) -> impl Iterator<Item = LinkId> + '_ {
-        self.slots.iter().enumerate().filter(|(_, s)| s.is_some()).map(|(i, _)| LinkId(i as u32))
-    }
 }
 
 #[cfg(test)]
@@ -56,7 +51,6 @@ mod tests {
         assert_eq!((t.get(LinkId(3)), t.get(LinkId(1))), (Some(&'c'), Some(&'b')));
         assert_eq!((t.get(LinkId(0)), t.get(LinkId(7))), (None, None));
         *t.get_mut(LinkId(1)).unwrap() = 'd';
-        assert_eq!(t.links().collect::<Vec<_>>(), [LinkId(1), LinkId(3)]);
         assert_eq!(t.get(LinkId(1)), Some(&'d'));
     }
 }

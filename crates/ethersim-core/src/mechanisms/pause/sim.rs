@@ -6,6 +6,7 @@
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
+use crate::mechanisms::pause::node::state::ThresholdPause;
 use crate::mechanisms::pause::wire as mac_control;
 use crate::node::Moment;
 use crate::sim::attach::closers;
@@ -105,6 +106,11 @@ impl Network {
     fn threshold_after_departure(&mut self, sched: &mut Scheduler<Event>, out: PortId) {
         let now = sched.now();
         loop {
+            // Most departures find no input held: the buffer's level is not even asked.
+            let threshold = self.attached.pause[out.index()].threshold.as_ref();
+            if !threshold.is_some_and(ThresholdPause::is_holding) {
+                return;
+            }
             let (held, _) = self.ports[out.index()].queue().held_at(now);
             let threshold = self.attached.pause[out.index()].threshold.as_mut();
             let Some(input) = threshold.and_then(|t| t.next_released(held)) else {
