@@ -183,7 +183,7 @@ REACH_BOUND = 3
 
 MECHANISM_REACH = {
     "Low Power Idle": 3,
-    "PAUSE": 8,
+    "PAUSE": 5,
     "rate switching": 3,
     "token-bucket shaper": 3,
     "CSMA/CD": 12,

@@ -1,9 +1,9 @@
 //! The bytes of a frame, built from its descriptor: Ethernet II, IPv4, UDP, TCP, ICMP
-//! echo and MAC control PAUSE, with valid checksums (etherparse computes them).
+//! echo and MAC control (PAUSE), with valid checksums (etherparse computes them).
 //!
 //! The simulator carries no payload bytes, so payloads are zeros; every header field the
 //! simulation decides (addresses, ports, sequence and acknowledgement numbers, flags,
-//! window, options, the PAUSE opcode and quanta) is what the simulation used. Fields it
+//! window, options, a MAC control frame's opcode and parameter) is what the simulation used. Fields it
 //! does not model get fixed, documented values:
 //!
 //! - node `n` (its id plus one, so that no address is all zeros) has the MAC address
@@ -25,8 +25,7 @@
 use etherparse::{EtherType, Ethernet2Header, PacketBuilder, TcpOptionElement};
 
 use crate::ids::{FlowId, NodeId};
-use crate::mechanisms::pause::wire as mac_control;
-use crate::wire::{ethernet, Packet, Protocol, Role, TcpFlags, TcpHeader};
+use crate::wire::{ethernet, mac_control, Packet, Protocol, Role, TcpFlags, TcpHeader};
 
 /// The port of a flow's sink end (the iperf default).
 pub const SERVICE_PORT: u16 = 5001;
@@ -106,19 +105,18 @@ impl FrameEncoder {
     }
 
     /// A MAC control frame (802.3 Annex 31A): the reserved multicast destination,
-    /// EtherType 0x8808, the opcode, and for PAUSE the pause time in quanta (Annex 31B).
+    /// EtherType 0x8808, the opcode and its first parameter (for PAUSE the pause time in
+    /// quanta, Annex 31B).
     fn mac_control(&mut self, pkt: &Packet) {
         let header = Ethernet2Header {
             source: mac_address(pkt.src),
-            destination: mac_control::PAUSE_DESTINATION,
+            destination: mac_control::DESTINATION,
             ether_type: EtherType(mac_control::ETHERTYPE),
         };
         self.frame.extend_from_slice(&header.to_bytes());
-        // The descriptor carries the opcode in `payload` and the quanta in `seq`.
-        self.frame.extend_from_slice(&(pkt.payload as u16).to_be_bytes());
-        if let Some(quanta) = mac_control::pause_quanta(pkt) {
-            self.frame.extend_from_slice(&quanta.to_be_bytes());
-        }
+        let (opcode, parameter) = mac_control::operation(pkt).unwrap_or_default();
+        self.frame.extend_from_slice(&opcode.to_be_bytes());
+        self.frame.extend_from_slice(&parameter.to_be_bytes());
     }
 }
 
@@ -235,10 +233,11 @@ mod tests {
         let mut enc = FrameEncoder::default();
         let p = packet(Protocol::Udp, 1, Role::Sink);
         assert_eq!(enc.encode(&p, None).len(), 60);
-        let pause = mac_control::pause_frame(NodeId(4), NodeId(5), 0xBEEF, SimTime::ZERO);
-        let bytes = enc.encode(&pause, None);
+        // A PAUSE frame (802.3 Annex 31B: opcode 0x0001, then the quanta).
+        let control = mac_control::frame(NodeId(4), NodeId(5), 0x0001, 0xBEEF, SimTime::ZERO);
+        let bytes = enc.encode(&control, None);
         assert_eq!(bytes.len(), 60);
-        assert_eq!(bytes[..6], mac_control::PAUSE_DESTINATION);
+        assert_eq!(bytes[..6], [0x01, 0x80, 0xC2, 0x00, 0x00, 0x01]);
         assert_eq!(bytes[12..18], [0x88, 0x08, 0x00, 0x01, 0xBE, 0xEF], "EtherType, opcode, quanta");
     }
 

@@ -62,9 +62,13 @@ impl AttachedState {
         sleep + lpi.profile.tw
     }
 
-    /// Has the mechanisms of `link` that keep a time series of their own for its end
-    /// `end` keep it within `limits` (an LPI PHY's state).
-    pub fn record_series(&mut self, link: LinkId, end: usize, limits: SeriesLimits) {
+    /// Has the mechanisms of `port` (on `link`'s end `end`) that keep time series of their
+    /// own keep them within `limits`: the PAUSE frames the port received, and its link's
+    /// LPI PHY's state.
+    pub fn record_series(&mut self, port: PortId, link: LinkId, end: usize, limits: SeriesLimits) {
+        if let Some(pause) = self.pause.get_mut(port.index()) {
+            pause.rx.record_series(limits);
+        }
         if let Some(eee) = self.eee.get_mut(link) {
             let u = eee.unit_of(end);
             eee.units[u].lpi.record_series(limits);
@@ -72,10 +76,22 @@ impl AttachedState {
     }
 
     /// The time series the mechanisms of `link` kept for its end `end` up to `end_of_run`,
-    /// each with its quantity's name (`lpi_state`).
-    pub fn series(&self, link: LinkId, end: usize, end_of_run: SimTime) -> Option<(&'static str, Series)> {
+    /// each with its quantity's name (`lpi_state`): a port's series lists it first.
+    pub fn link_series(
+        &self,
+        link: LinkId,
+        end: usize,
+        end_of_run: SimTime,
+    ) -> Option<(&'static str, Series)> {
         let eee = self.eee.get(link)?;
         eee.units[eee.unit_of(end)].lpi.series(end_of_run).map(|s| ("lpi_state", s))
+    }
+
+    /// The time series the mechanisms of `port` kept, each with its quantity's name
+    /// (`pause_received`): a port's series lists them after its gate.
+    pub fn port_series(&self, port: PortId) -> Option<(&'static str, &Series)> {
+        let pause = self.pause.get(port.index())?;
+        pause.rx.series().map(|s| ("pause_received", s))
     }
 }
 

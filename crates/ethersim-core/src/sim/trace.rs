@@ -156,12 +156,14 @@ pub enum TraceRecord {
         /// Until when.
         until: SimTime,
     },
-    /// A PAUSE frame arrived at a port (honoured or not).
-    PauseReceived {
+    /// A MAC control frame arrived at a port (802.3 Annex 31A; acted on or not).
+    ControlReceived {
         /// The port.
         port: PortId,
-        /// The pause time it asks for, quanta of 512 bit times (0: resume).
-        quanta: u16,
+        /// Its opcode (0x0001: PAUSE).
+        opcode: u16,
+        /// Its first parameter (for PAUSE the pause time, quanta of 512 bit times).
+        parameter: u16,
     },
     /// A port's rate changed (link-rate switching, capacity scaling, varying capacity):
     /// frames that start from `from` on go at `rate_bps`.
@@ -190,7 +192,7 @@ pub struct TraceLog {
 }
 
 /// Time series of one port: buffer occupancy (bytes and frames), whether its gate is
-/// open for data, PAUSE frames received, its rate and the bytes offered to it so far
+/// open for data, its rate and the bytes offered to it so far
 /// (queued or dropped: differences over an interval give the arrival rate), as change
 /// points. Subscribe before the run starts: a series follows
 /// the port from the records it sees.
@@ -206,8 +208,6 @@ pub struct PortSeries {
     pub queue_frames: Series,
     /// Gate open for data (1) or closed (0).
     pub gate_open: Series,
-    /// PAUSE frames received so far (a point per frame).
-    pub pause_received: Series,
     /// The port's rate, bit/s.
     pub rate_bps: Series,
     /// Bytes of data frames offered to the port so far, queued or dropped (a point per
@@ -215,7 +215,6 @@ pub struct PortSeries {
     pub offered_bytes: Series,
     offered: u64,
     held: (u64, u64),
-    pauses: u64,
     leaving: Option<(SimTime, u64)>,
     closed_until: [SimTime; Closer::SLOTS],
     gate_reopens: Option<SimTime>,
@@ -231,12 +230,10 @@ impl PortSeries {
             queue_bytes: Series::starting_at(0, limits),
             queue_frames: Series::starting_at(0, limits),
             gate_open: Series::starting_at(1, limits),
-            pause_received: Series::starting_at(0, limits),
             rate_bps: Series::starting_at(rate_bps, limits),
             offered_bytes: Series::starting_at(0, limits),
             offered: 0,
             held: (0, 0),
-            pauses: 0,
             leaving: None,
             closed_until: [SimTime::ZERO; Closer::SLOTS],
             gate_reopens: None,
@@ -311,10 +308,6 @@ impl PortSeries {
                 if let Some((_, len)) = self.leaving.take() {
                     self.set_queue_without(now, len);
                 }
-            }
-            TraceRecord::PauseReceived { port, .. } if port == self.port => {
-                self.pauses += 1;
-                self.pause_received.push(self.limits, now, self.pauses);
             }
             TraceRecord::Gate { port, closer, until } if port == self.port => {
                 self.closed_until[closer.slot()] = until;

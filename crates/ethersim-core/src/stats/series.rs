@@ -97,6 +97,18 @@ impl Series {
         Series { points: vec![(limits.from, level)], entered: 1, ..Series::default() }
     }
 
+    /// This series seen through the window of `limits`: its level at `limits.from`, then
+    /// its changes inside the window (a series kept once for several windows, each of
+    /// which takes its own view).
+    #[must_use]
+    pub fn within(&self, limits: SeriesLimits) -> Series {
+        let mut s = self.clone();
+        let level = s.points.iter().take_while(|p| p.0 <= limits.from).last().map_or(0, |p| p.1);
+        s.points.retain(|p| p.0 > limits.from && p.0 < limits.until);
+        s.points.insert(0, (limits.from, level));
+        s
+    }
+
     /// The level is `v` from `at` on (`at` no earlier than the last change), kept as
     /// `limits` say: every change within the point limit, then decimated (see [`Series`]).
     pub fn push(&mut self, limits: SeriesLimits, at: SimTime, v: u64) {
@@ -197,6 +209,35 @@ mod tests {
     /// The level of a step series (change points) at `t`.
     fn level_at(points: &[(SimTime, u64)], t: SimTime) -> u64 {
         points.iter().take_while(|p| p.0 <= t).last().map_or(0, |p| p.1)
+    }
+
+    proptest! {
+        /// A series kept over the whole run and seen through a window is the series a
+        /// subscriber of that window alone would have kept (no decimation): its level at
+        /// every instant of the window, and no point outside it.
+        #[test]
+        fn a_window_of_a_whole_series_is_the_windowed_series(
+            changes in proptest::collection::vec((1u64..1_000, 0u64..4), 0..40),
+            from in 0u64..20_000,
+            len in 1u64..20_000,
+        ) {
+            let (from, until) = (SimTime(from), SimTime(from + len));
+            let whole_limits = SeriesLimits::points(1_000);
+            let window_limits = SeriesLimits { max_points: 1_000, from, until };
+            let (mut whole, mut windowed) =
+                (Series::starting_at(0, whole_limits), Series::starting_at(0, window_limits));
+            let mut t = 0;
+            for (step, v) in changes {
+                t += step;
+                whole.push(whole_limits, SimTime(t), v);
+                windowed.push(window_limits, SimTime(t), v);
+            }
+            let seen = whole.within(window_limits);
+            prop_assert!(seen.points.iter().all(|p| p.0 >= from && p.0 < until));
+            for probe in (from.0..until.0).step_by(97) {
+                prop_assert_eq!(level_at(&seen.points, SimTime(probe)), level_at(&windowed.points, SimTime(probe)));
+            }
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod ethernet;
 pub mod icmp;
 pub mod ip;
+pub mod mac_control;
 pub mod packet;
 pub mod tcp;
 pub mod udp;

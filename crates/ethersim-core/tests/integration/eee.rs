@@ -337,7 +337,8 @@ fn a_pause_frame_wakes_a_coalescing_link_at_once() {
         .records
         .iter()
         .filter_map(|(t, r)| {
-            matches!(r, ethersim_core::sim::TraceRecord::PauseReceived { .. }).then_some(t.as_ps())
+            matches!(r, ethersim_core::sim::TraceRecord::ControlReceived { opcode: 0x0001, .. })
+                .then_some(t.as_ps())
         })
         .collect();
     let line = BitRate::gbps(1).time_to_send(Bytes(8 + 64)).as_ps();

@@ -170,7 +170,10 @@ fn pauses_received(sim: &Simulation, port: PortId) -> Vec<(u64, u16)> {
         .records
         .iter()
         .filter_map(|(t, r)| match r {
-            TraceRecord::PauseReceived { port: p, quanta } if *p == port => Some((t.as_ps(), *quanta)),
+            // A PAUSE frame: opcode 0x0001, its pause time in quanta (802.3 Annex 31B).
+            TraceRecord::ControlReceived { port: p, opcode: 0x0001, parameter } if *p == port => {
+                Some((t.as_ps(), *parameter))
+            }
             _ => None,
         })
         .collect()

@@ -7,7 +7,7 @@
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
 use crate::mechanisms::pause::node::state::ThresholdPause;
-use crate::mechanisms::pause::wire as mac_control;
+use crate::mechanisms::pause::wire;
 use crate::node::Moment;
 use crate::sim::attach::closers;
 use crate::sim::attach::MechanismTimer;
@@ -15,7 +15,7 @@ use crate::sim::event::Event;
 use crate::sim::network::Network;
 use crate::sim::trace::TraceRecord;
 use crate::time::{BitRate, Duration};
-use crate::wire::PacketRef;
+use crate::wire::{mac_control, PacketRef};
 
 impl Network {
     /// The current rate of the link direction `port` transmits on.
@@ -30,12 +30,14 @@ impl Network {
         let now = sched.now();
         let pkt = self.packets.remove(r);
         self.ports[port.index()].count_control_received();
-        let Some(quanta) = mac_control::pause_quanta(&pkt) else {
+        if let Some((opcode, parameter)) = mac_control::operation(&pkt) {
+            self.trace.emit(now, || TraceRecord::ControlReceived { port, opcode, parameter });
+        }
+        let Some(quanta) = wire::pause_quanta(&pkt) else {
             return; // no other MAC control opcode is modelled
         };
         // Quanta are bit times of the receiving MAC's own link (802.3 Annex 31B.2).
-        let length = mac_control::quanta_duration(quanta, self.tx_rate(port));
-        self.trace.emit(now, || TraceRecord::PauseReceived { port, quanta });
+        let length = wire::quanta_duration(quanta, self.tx_rate(port));
         let frame_end = self.ports[port.index()].frame_end(now);
         match self.attached.pause[port.index()].rx.on_pause(now, frame_end, length) {
             Some(until) if until <= now => self.open_gate(sched, port, closers::PAUSE),
@@ -51,14 +53,14 @@ impl Network {
     /// to pause faster than it can send PAUSE frames does not pile them up).
     pub fn send_pause(&mut self, sched: &mut Scheduler<Event>, port: PortId, quanta: u16) {
         let waiting = self.ports[port.index()].waiting_control();
-        if let Some(r) = waiting.filter(|&r| mac_control::pause_quanta(self.packets.get(r)).is_some()) {
-            self.packets.get_mut(r).seq = u64::from(quanta);
+        if let Some(r) = waiting.filter(|&r| wire::pause_quanta(self.packets.get(r)).is_some()) {
+            mac_control::set_parameter(self.packets.get_mut(r), quanta);
             return;
         }
         self.attached.pause[port.index()].rx.sent += 1;
         let p = &self.ports[port.index()];
         let (src, dst) = (p.node, self.ports[p.peer.index()].node);
-        self.send_control_frame(sched, port, mac_control::pause_frame(src, dst, quanta, sched.now()));
+        self.send_control_frame(sched, port, wire::pause_frame(src, dst, quanta, sched.now()));
     }
 
     /// A moment of output `out`'s queue, which has threshold flow control: a frame
@@ -131,9 +133,9 @@ impl Network {
         // direction `input` receives on, which may be faster than the one the PAUSE
         // takes: half the pause at the switch's own rate could outlast it.
         let partner = self.tx_rate(self.ports[input.index()].peer);
-        let half = Duration(mac_control::quanta_duration(quanta, partner).as_ps() / 2);
+        let half = Duration(wire::quanta_duration(quanta, partner).as_ps() / 2);
         // Never sooner than a PAUSE frame takes on the wire (a pause of a few quanta).
-        let at = sched.now() + half.max(mac_control::frame_time(self.tx_rate(input)));
+        let at = sched.now() + half.max(wire::frame_time(self.tx_rate(input)));
         let timer = &mut self.attached.pause[input.index()].hold.refresh;
         sched.arm(timer, at, |generation| MechanismTimer::PauseRefresh.event(input.0, generation));
     }
@@ -162,7 +164,7 @@ impl Network {
         let now = sched.now();
         let rate = self.tx_rate(port);
         let Some(g) = self.attached.pause[port.index()].periodic.as_mut() else { return };
-        let quanta = mac_control::quanta_for(g.pause, rate).unwrap_or(mac_control::MAX_QUANTA);
+        let quanta = wire::quanta_for(g.pause, rate).unwrap_or(wire::MAX_QUANTA);
         if let Some(next) = g.next_after(now) {
             sched.schedule_at(next, MechanismTimer::PauseTick.event(port.0, 0));
         }

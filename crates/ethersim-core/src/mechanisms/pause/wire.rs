@@ -1,48 +1,32 @@
-//! MAC control frames (IEEE 802.3 clause 31, Annex 31A) and the PAUSE operation's
-//! frame (Annex 31B).
-//!
-//! A PAUSE frame goes to the reserved multicast address 01-80-C2-00-00-01 (a bridge
-//! never forwards it), with EtherType 0x8808, opcode 0x0001 and a two-byte pause time
-//! in *quanta* of 512 bit times, padded to the minimum frame of 64 bytes. The descriptor
-//! carries the opcode in `payload` and the pause time in `seq`; a pcap writer encodes the
-//! bytes from them.
+//! The PAUSE operation's frame (IEEE 802.3 Annex 31B): a MAC control frame
+//! (`wire/mac_control.rs`) with opcode 0x0001 and a two-byte pause time in *quanta* of
+//! 512 bit times.
 
 use crate::ids::NodeId;
 use crate::time::{BitRate, Bytes, Duration, SimTime};
 
-use crate::wire::ethernet::{self, MIN_FRAME};
-use crate::wire::packet::{Packet, PacketKind, Protocol};
+use crate::wire::ethernet;
+use crate::wire::mac_control;
+use crate::wire::packet::Packet;
 
-/// EtherType of MAC control frames (802.3 clause 31.4.1.3).
-pub const ETHERTYPE: u16 = 0x8808;
 /// The PAUSE opcode (802.3 Annex 31A).
 pub const OPCODE_PAUSE: u16 = 0x0001;
-/// Destination of PAUSE frames: the reserved multicast address a bridge never forwards
-/// (802.3 Annex 31B.1).
-pub const PAUSE_DESTINATION: [u8; 6] = [0x01, 0x80, 0xC2, 0x00, 0x00, 0x01];
 /// One pause quantum: 512 bit times (802.3 Annex 31B.2).
 pub const QUANTUM_BITS: u64 = 512;
 /// The largest pause time a frame can carry: its field has two bytes.
 pub const MAX_QUANTA: u16 = u16::MAX;
 /// A PAUSE frame is padded to the minimum frame length.
-pub const PAUSE_FRAME_LEN: u32 = MIN_FRAME as u32;
+pub const PAUSE_FRAME_LEN: u32 = mac_control::FRAME_LEN;
 
 /// A PAUSE frame from `src` to its link partner `dst`, made at `now`, asking for a pause
 /// of `quanta` (0: resume at once).
 pub fn pause_frame(src: NodeId, dst: NodeId, quanta: u16, now: SimTime) -> Packet {
-    let mut p = Packet::control(src, dst, PAUSE_FRAME_LEN, now);
-    p.payload = u32::from(OPCODE_PAUSE);
-    p.seq = u64::from(quanta);
-    p
+    mac_control::frame(src, dst, OPCODE_PAUSE, quanta, now)
 }
 
 /// The pause time a MAC control frame asks for, if it is a PAUSE frame.
 pub fn pause_quanta(p: &Packet) -> Option<u16> {
-    let is_pause = p.kind == PacketKind::Control
-        && p.protocol == Protocol::MacControl
-        && p.payload == u32::from(OPCODE_PAUSE);
-    // `pause_frame` stores a u16 in `seq`.
-    is_pause.then(|| u16::try_from(p.seq).unwrap_or(MAX_QUANTA))
+    mac_control::operation(p).filter(|&(opcode, _)| opcode == OPCODE_PAUSE).map(|(_, quanta)| quanta)
 }
 
 /// How long `quanta` pause quanta last at `rate`: quanta · 512 bit times (= 64 bytes'
@@ -89,7 +73,7 @@ mod tests {
     fn a_pause_frame_carries_its_quanta_and_is_a_minimum_frame() {
         let p = pause_frame(NodeId(0), NodeId(1), 1234, SimTime::ZERO);
         assert_eq!((pause_quanta(&p), p.frame_len), (Some(1234), 64));
-        let other = Packet::control(NodeId(0), NodeId(1), 64, SimTime::ZERO);
+        let other = mac_control::frame(NodeId(0), NodeId(1), 0x0101, 1234, SimTime::ZERO);
         assert_eq!(pause_quanta(&other), None, "a MAC control frame of another opcode");
     }
 }

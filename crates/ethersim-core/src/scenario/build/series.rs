@@ -64,7 +64,7 @@ pub(super) fn trace(
                     links.iter().find(on_bus).map_or(BitRate::bps(0), |l| l.dirs[0].rate())
                 };
                 trace.subscribe(Subscriber::Series(PortSeries::new(port, rate.as_bps(), limits)));
-                attached.record_series(LinkId(link as u32), end, limits);
+                attached.record_series(port, LinkId(link as u32), end, limits);
             }
             (None, Some(app)) => {
                 let path = format!("series[{i}].app");

@@ -3,6 +3,7 @@
 
 use crate::sim::network::Network;
 use crate::sim::trace::Subscriber;
+use crate::stats::Series;
 use crate::time::SimTime;
 use serde::Serialize;
 
@@ -54,37 +55,32 @@ pub(super) fn series_results(net: &Network, end: SimTime) -> Vec<SeriesResult> {
         let series = series.settled(end);
         let port = net.port_name(series.port);
         let p = &net.ports[series.port.index()];
-        if let Some((quantity, mut s)) = net.attached.series(p.link, p.end, end) {
-            // The PHY's series may serve two ports with different windows: this port's.
-            let l = series.limits;
-            let level = s.points.iter().take_while(|p| p.0 <= l.from).last().map_or(0, |p| p.1);
-            s.points.retain(|p| p.0 > l.from && p.0 < l.until);
-            s.points.insert(0, (l.from, level));
-            out.push(SeriesResult {
-                port: port.clone(),
-                quantity,
-                t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
-                value: s.points.iter().map(|p| p.1).collect(),
-                dropped_points: s.dropped_points,
-                bucket_ps: s.bucket.0,
-            });
+        let result = |quantity, s: &Series| SeriesResult {
+            port: port.clone(),
+            quantity,
+            t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
+            value: s.points.iter().map(|p| p.1).collect(),
+            dropped_points: s.dropped_points,
+            bucket_ps: s.bucket.0,
+        };
+        // The mechanisms' series of the link and of the port, each kept once for every
+        // series of the port that asked: this series' window of them.
+        let window = |s: &Series| s.within(series.limits);
+        if let Some((quantity, s)) = net.attached.link_series(p.link, p.end, end) {
+            out.push(result(quantity, &window(&s)));
         }
         for (quantity, s) in [
             ("queue_bytes", &series.queue_bytes),
             ("queue_frames", &series.queue_frames),
             ("gate_open", &series.gate_open),
-            ("pause_received", &series.pause_received),
-            ("rate_bps", &series.rate_bps),
-            ("offered_bytes", &series.offered_bytes),
         ] {
-            out.push(SeriesResult {
-                port: port.clone(),
-                quantity,
-                t_ps: s.points.iter().map(|p| p.0.as_ps()).collect(),
-                value: s.points.iter().map(|p| p.1).collect(),
-                dropped_points: s.dropped_points,
-                bucket_ps: s.bucket.0,
-            });
+            out.push(result(quantity, s));
+        }
+        if let Some((quantity, s)) = net.attached.port_series(series.port) {
+            out.push(result(quantity, &window(s)));
+        }
+        for (quantity, s) in [("rate_bps", &series.rate_bps), ("offered_bytes", &series.offered_bytes)] {
+            out.push(result(quantity, s));
         }
     }
     out

@@ -51,7 +51,7 @@
 //! paused (PAUSE is for full-duplex links) and bound nothing; a partner that ignores
 //! PAUSE, or a pause shorter than the partner's response, likewise defeats any headroom.
 
-use crate::mechanisms::pause::wire as mac_control;
+use crate::mechanisms::pause::wire;
 use crate::time::{BitRate, Bytes, Duration, PS_PER_SEC};
 use crate::wire::ethernet;
 
@@ -98,12 +98,12 @@ impl PauseInput {
         let line = m + ethernet::WIRE_OVERHEAD.get();
         let r = self.inbound.fastest;
         // Step 2: the switch's frame on the wire and its XOFF, at the switch's rate.
-        let xoff = line + u64::from(mac_control::PAUSE_FRAME_LEN) + ethernet::WIRE_OVERHEAD.get();
+        let xoff = line + u64::from(wire::PAUSE_FRAME_LEN) + ethernet::WIRE_OVERHEAD.get();
         let during_xoff =
             if self.lockstep { xoff } else { scale_up(xoff, r.as_bps(), self.outbound.slowest.as_bps()) };
         let in_flight =
             bytes_up(r, self.delay.as_ps().saturating_mul(2).saturating_add(self.blocked.as_ps()));
-        let response = response_quanta(r) * mac_control::QUANTUM_BITS / 8;
+        let response = response_quanta(r) * wire::QUANTUM_BITS / 8;
         Bytes(m + during_xoff + in_flight + response + line)
     }
 }

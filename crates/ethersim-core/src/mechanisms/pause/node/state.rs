@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::engine::Timer;
 use crate::ids::PortId;
-use crate::stats::RecordView;
+use crate::stats::{RecordView, Series, SeriesLimits};
 use crate::time::{Duration, SimTime};
 
 /// Everything 802.3x flow control keeps for one port.
@@ -64,6 +64,9 @@ pub struct PauseReceiver {
     paused_total: Duration,
     /// The pause in effect or about to begin: `[begin, until)`.
     current: Option<(SimTime, SimTime)>,
+    /// PAUSE frames received so far over time, when a series of the port asks for it
+    /// (the `pause_received` quantity), with the change points it keeps.
+    series: Option<Box<(Series, SeriesLimits)>>,
 }
 
 impl PauseReceiver {
@@ -83,6 +86,9 @@ impl PauseReceiver {
         length: Duration,
     ) -> Option<SimTime> {
         self.received += 1;
+        if let Some((series, limits)) = self.series.as_deref_mut() {
+            series.push(*limits, now, self.received);
+        }
         if !self.honour {
             return None;
         }
@@ -94,6 +100,25 @@ impl PauseReceiver {
         let until = begin + length;
         self.record(now, begin, until);
         Some(until)
+    }
+
+    /// Keeps the frames received over time within `limits` (widened to cover the limits
+    /// asked for before, when the port has several series).
+    pub fn record_series(&mut self, limits: SeriesLimits) {
+        let limits = match self.series.as_deref() {
+            Some((_, l)) => SeriesLimits {
+                max_points: l.max_points.max(limits.max_points),
+                from: l.from.min(limits.from),
+                until: l.until.max(limits.until),
+            },
+            None => limits,
+        };
+        self.series = Some(Box::new((Series::starting_at(self.received, limits), limits)));
+    }
+
+    /// The frames received over time, if kept.
+    pub fn series(&self) -> Option<&Series> {
+        self.series.as_deref().map(|(s, _)| s)
     }
 
     /// The pause becomes `[begin, until)` at `now`, replacing the running one.

@@ -4,7 +4,7 @@
 use crate::ids::{LinkId, PortId};
 use crate::mechanisms::pause::node::headroom::{self, PauseInput, RateRange};
 use crate::mechanisms::pause::node::state::{PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
-use crate::mechanisms::pause::wire as mac_control;
+use crate::mechanisms::pause::wire;
 use crate::node::Port;
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
@@ -60,19 +60,19 @@ pub(crate) fn flow_control(
             ));
         };
         let rate = link.rate.0;
-        if g.pause.0 == Duration::ZERO || mac_control::quanta_for(g.pause.0, rate).is_none() {
+        if g.pause.0 == Duration::ZERO || wire::quanta_for(g.pause.0, rate).is_none() {
             return Err(ScenarioError::at(
                 format!("{path}.pause"),
                 format!(
                     "{} does not fit a PAUSE frame; expected more than 0 s and at most 65535 quanta \
                      of 512 bit times ({} at this link's {})",
                     g.pause.0,
-                    mac_control::quanta_duration(mac_control::MAX_QUANTA, rate),
+                    wire::quanta_duration(wire::MAX_QUANTA, rate),
                     rate
                 ),
             ));
         }
-        let line = mac_control::frame_time(rate);
+        let line = wire::frame_time(rate);
         if g.every.0 < line {
             return Err(ScenarioError::at(
                 format!("{path}.every"),
@@ -85,8 +85,7 @@ pub(crate) fn flow_control(
         }
         // A generator needs no end of its own, the run ends when the applications do,
         // unless its pauses never lapse: then they never do.
-        let length =
-            mac_control::quanta_duration(mac_control::quanta_for(g.pause.0, rate).unwrap_or(0), rate);
+        let length = wire::quanta_duration(wire::quanta_for(g.pause.0, rate).unwrap_or(0), rate);
         let endless = g.stop.is_none() && g.count.is_none() && s.duration.is_none() && s.max_events.is_none();
         if length >= g.every.0 && endless {
             return Err(ScenarioError::at(
@@ -206,7 +205,7 @@ fn threshold_pause(
             format!("{low} B is not below high_water ({high} B); expected low_water < high_water"),
         ));
     }
-    let quanta = spec.quanta.unwrap_or(mac_control::MAX_QUANTA);
+    let quanta = spec.quanta.unwrap_or(wire::MAX_QUANTA);
     if quanta == 0 {
         return Err(ScenarioError::at(format!("{path}.quanta"), "must be at least 1"));
     }
