@@ -186,7 +186,7 @@ MECHANISM_REACH = {
     "PAUSE": 5,
     "rate switching": 3,
     "token-bucket shaper": 3,
-    "CSMA/CD": 12,
+    "CSMA/CD": 4,
 }
 
 

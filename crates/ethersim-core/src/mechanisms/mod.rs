@@ -3,9 +3,9 @@
 //! and record; `sim`: its meeting with the network; `scenario`: its keys and builder).
 //! Each file keeps the layer rule of its layer (tests/test_architecture.py), and code
 //! outside a room names its files (`crate::mechanisms::shaper::node::TokenBucket`), so
-//! the layer of every reference shows. CSMA/CD, older than this layout, still lives
-//! in the layers' own directories (docs/architecture.md).
+//! the layer of every reference shows.
 
+pub mod csma;
 pub mod lpi;
 pub mod pause;
 pub mod rate;

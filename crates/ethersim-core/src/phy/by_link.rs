@@ -31,6 +31,11 @@ impl<T> ByLink<T> {
         self.slots.get(link.index()).and_then(Option::as_deref)
     }
 
+    /// Every link's state with its link, in link order.
+    pub fn iter(&self) -> impl Iterator<Item = (LinkId, &T)> {
+        self.slots.iter().enumerate().filter_map(|(i, s)| Some((LinkId(i as u32), s.as_deref()?)))
+    }
+
     /// `link`'s state, if it has one, to change.
     #[inline]
     pub fn get_mut(&mut self, link: LinkId) -> Option<&mut T> {
@@ -52,5 +57,6 @@ mod tests {
         assert_eq!((t.get(LinkId(0)), t.get(LinkId(7))), (None, None));
         *t.get_mut(LinkId(1)).unwrap() = 'd';
         assert_eq!(t.get(LinkId(1)), Some(&'d'));
+        assert_eq!(t.iter().collect::<Vec<_>>(), [(LinkId(1), &'d'), (LinkId(3), &'c')]);
     }
 }

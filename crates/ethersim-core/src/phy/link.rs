@@ -30,13 +30,15 @@ use crate::wire::PacketRef;
 use super::outage::OutageSchedule;
 
 /// What joins a link's ports.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Channel {
     /// A full-duplex point-to-point link: each direction is its own medium.
     PointToPoint,
-    /// A half-duplex shared-medium segment (CSMA/CD): every port sends on one medium.
-    /// Its ports are the segment's stations; the link's directions only give its rate.
-    Bus(Box<super::Bus>),
+    /// A half-duplex shared medium: every port sends on one medium, whose access the
+    /// link's medium mechanism arbitrates (a CSMA/CD segment, `mechanisms/csma/`, kept
+    /// beside the links in `AttachedState`). Its ports are the medium's stations, from
+    /// `ends[0]` on; the link's directions only give its rate.
+    Shared,
 }
 
 /// The identity of one transmission on one link direction.
@@ -296,11 +298,10 @@ impl Link {
         }
     }
 
-    /// A shared-medium segment: its stations' ports are `bus.first_port` onwards.
-    pub fn bus(bus: super::Bus, rate: BitRate) -> Self {
-        let first = bus.first_port;
+    /// A shared medium at `rate`: its stations' ports are `first` onwards.
+    pub fn shared(first: PortId, rate: BitRate) -> Self {
         Link {
-            channel: Channel::Bus(Box::new(bus)),
+            channel: Channel::Shared,
             ends: [first, first],
             dirs: [Direction::new(rate, Duration::ZERO), Direction::new(rate, Duration::ZERO)],
             outages: OutageSchedule::default(),
@@ -310,12 +311,10 @@ impl Link {
         }
     }
 
-    /// The segment, if this link is a shared medium.
-    pub fn as_bus(&self) -> Option<&super::Bus> {
-        match &self.channel {
-            Channel::Bus(b) => Some(b),
-            Channel::PointToPoint => None,
-        }
+    /// Whether this link is a shared medium (its stations' access arbitrated by a link
+    /// mechanism) rather than point-to-point.
+    pub fn is_shared(&self) -> bool {
+        self.channel == Channel::Shared
     }
 
     /// The end of this link that `port` is (0 or 1).

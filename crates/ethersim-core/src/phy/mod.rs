@@ -4,10 +4,8 @@
 //! Low Power Idle (link-rate switching is a room of its own, `mechanisms/rate/`); each
 //! mechanism that darkens a port closes its gate through its own [`Closer`].
 
-pub mod bus;
 pub mod by_link;
 pub mod capacity;
-pub mod csma;
 pub mod gate;
 pub mod link;
 pub mod loss;
@@ -15,7 +13,6 @@ pub mod outage;
 pub mod power;
 pub mod queue_view;
 
-pub use bus::{Bus, MacState, MacStep};
 pub use by_link::ByLink;
 pub use capacity::CapacityProcess;
 pub use gate::{Closer, FrameClass, GateState, TxGate};

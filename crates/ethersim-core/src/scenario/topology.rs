@@ -108,7 +108,8 @@ impl Topology {
         }
         let mut next_port = 2 * s.links.len() as u32;
         for (k, seg) in s.segments.iter().enumerate() {
-            topo.add_segment(s, k, seg, PortId(next_port))?;
+            let nodes: Vec<&str> = seg.stations.iter().map(|st| st.node.as_str()).collect();
+            topo.add_segment(s, k, &seg.name, &nodes, PortId(next_port))?;
             next_port += seg.stations.len() as u32;
         }
         topo.check_hosts_have_one_link()?;
@@ -179,43 +180,46 @@ impl Topology {
         Ok(())
     }
 
+    /// Adds segment `k` of the file: a shared medium named `name` joining the nodes named
+    /// `stations`, station `j` on port `first_port + j` (the graph needs no more of it).
     fn add_segment(
         &mut self,
         s: &Scenario,
         k: usize,
-        seg: &super::schema::SegmentSpec,
+        name: &str,
+        stations: &[&str],
         first_port: PortId,
     ) -> Result<()> {
         let path = format!("segments[{k}]");
-        if seg.name.is_empty() {
+        if name.is_empty() {
             return Err(ScenarioError::at(format!("{path}.name"), "a segment name must not be empty"));
         }
-        if self.ids.contains_key(&seg.name) || self.segments.iter().any(|g| g.name == seg.name) {
+        if self.ids.contains_key(name) || self.segments.iter().any(|g| g.name == name) {
             return Err(ScenarioError::at(
                 format!("{path}.name"),
-                format!("{:?} is already the name of a node or segment; names must be unique", seg.name),
+                format!("{name:?} is already the name of a node or segment; names must be unique"),
             ));
         }
-        if seg.stations.is_empty() {
+        if stations.is_empty() {
             return Err(ScenarioError::at(
                 format!("{path}.stations"),
                 "is empty; expected at least one station",
             ));
         }
-        if seg.stations.len() > MAX_STATIONS {
+        if stations.len() > MAX_STATIONS {
             return Err(ScenarioError::at(
                 format!("{path}.stations"),
-                format!("{} stations exceed the limit of {MAX_STATIONS} per segment", seg.stations.len()),
+                format!("{} stations exceed the limit of {MAX_STATIONS} per segment", stations.len()),
             ));
         }
         let link = s.links.len() + k;
-        let mut nodes = Vec::with_capacity(seg.stations.len());
-        for (j, st) in seg.stations.iter().enumerate() {
-            let node = self.lookup(&st.node, &format!("{path}.stations[{j}].node"))?;
+        let mut nodes = Vec::with_capacity(stations.len());
+        for (j, &station) in stations.iter().enumerate() {
+            let node = self.lookup(station, &format!("{path}.stations[{j}].node"))?;
             if nodes.contains(&node) {
                 return Err(ScenarioError::at(
                     format!("{path}.stations[{j}].node"),
-                    format!("{:?} is already a station of this segment; a node has one port on it", st.node),
+                    format!("{station:?} is already a station of this segment; a node has one port on it"),
                 ));
             }
             nodes.push(node);
@@ -227,7 +231,7 @@ impl Topology {
             }
             self.interfaces[a.index()].push((link, port));
         }
-        self.segments.push(Segment { name: seg.name.clone(), nodes, first_port, link });
+        self.segments.push(Segment { name: name.to_owned(), nodes, first_port, link });
         Ok(())
     }
 

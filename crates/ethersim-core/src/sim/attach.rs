@@ -1,18 +1,21 @@
 //! The attachment seam: where the network meets the port and link mechanisms (PAUSE,
 //! rate switching, Low Power Idle, the CSMA/CD segment, the token-bucket shaper)
-//! without naming them anywhere else. Three things pass through here, each by a `match` (static dispatch):
+//! without naming them anywhere else. These pass through here, each by a `match` (static
+//! dispatch):
 //!
 //! - a port's queue moments ([`Moment`]), shown to the port's attachments in their
 //!   order (`node/attach.rs`);
 //! - the mechanisms' timers: one event variant, [`Event::Mechanism`], naming the timer
 //!   with a [`MechanismTimer`] and its port or link by number;
 //! - what starts by itself when the run starts;
-//! - the state that mechanisms keep beside the ports rather than in them
-//!   ([`AttachedState`]), and their records in the results ([`AttachedRecords`],
+//! - a frame a station of a shared medium starts, handed to the medium's MAC;
+//! - the state that mechanisms keep beside the ports and links rather than in them
+//!   ([`AttachedState`]), their time series, and their records and tables in the results
+//!   ([`PortRecords`], [`LinkRecords`], [`AttachedRecords`], [`MechanismTables`],
 //!   [`RECORD_VIEWS`]).
 //!
 //! Each arm calls into the mechanism's own room (`mechanisms/pause/`, `mechanisms/rate/`,
-//! `mechanisms/lpi/`, `handlers/csma.rs`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
+//! `mechanisms/lpi/`, `mechanisms/csma/`, `mechanisms/shaper/`). A new port mechanism is a room of its own plus
 //! a variant of [`PortAttachment`] with its moments, an arm here, and (if it has a timer) a
 //! variant of [`MechanismTimer`]: the recipe is in docs/architecture.md.
 
@@ -20,6 +23,8 @@ use serde::Serialize;
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::{LinkId, PortId};
+use crate::mechanisms::csma::phy::bus::Bus;
+use crate::mechanisms::csma::sim::results::{station_results, StationResult};
 use crate::mechanisms::lpi::phy::machine::LinkEee;
 use crate::mechanisms::lpi::phy::report::LpiPortReport;
 use crate::mechanisms::pause::node::state::{PausePortReport, PortPause};
@@ -28,9 +33,10 @@ use crate::mechanisms::rate::phy::switching::RateSwitching;
 use crate::mechanisms::shaper::node::{ShaperPortReport, Shapers};
 use crate::node::attach::bits::{CONTROL_QUEUED, DEQUEUED, EMPTY, ENQUEUED, ENQUEUED_HELD, FORWARDED};
 use crate::node::{Attachments, Moment};
-use crate::phy::ByLink;
+use crate::phy::{ByLink, FrameClass};
 use crate::sim::event::Event;
 use crate::sim::network::Network;
+use crate::sim::results::window::WindowDelta;
 use crate::stats::record::RecordView;
 use crate::stats::{Series, SeriesLimits};
 use crate::time::{Duration, SimTime};
@@ -48,9 +54,16 @@ pub struct AttachedState {
     /// The Low Power Idle PHYs of links with Energy Efficient Ethernet
     /// (`mechanisms/lpi/`).
     pub eee: ByLink<LinkEee>,
+    /// The shared-medium segments (CSMA/CD, `mechanisms/csma/`): each its stations' MACs.
+    pub segments: ByLink<Bus>,
 }
 
 impl AttachedState {
+    /// The name of the shared medium `link` is, if it is one (a segment's name).
+    pub fn medium_name(&self, link: LinkId) -> Option<&str> {
+        self.segments.get(link).map(|b| b.name.as_str())
+    }
+
     /// How long the mechanisms of `link` may hold its end `end`'s transmitter while the
     /// partner keeps sending, beyond the frames on the wire: an LPI PHY of one direction
     /// may be going to sleep (unless a frame aborts it) and must wake (802.3az). Threshold
@@ -157,6 +170,22 @@ impl Network {
                 .get(link)
                 .map_or_else(RateLinkReport::default, |r| r.link_report(end)),
         }
+    }
+}
+
+/// The tables of the run's results that mechanisms report rows of their own in, beside
+/// the ports', links' and flows' tables (flattened into the results where they were).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MechanismTables {
+    /// Per station of each shared-medium segment (CSMA/CD, `mechanisms/csma/`).
+    pub stations: Vec<StationResult>,
+}
+
+impl Network {
+    /// The mechanisms' tables for a run that ended at `end` (with the measurement
+    /// window's figures, if the scenario has one).
+    pub(crate) fn mechanism_tables(&self, end: SimTime, window: Option<&WindowDelta>) -> MechanismTables {
+        MechanismTables { stations: station_results(self, end, window) }
     }
 }
 
@@ -296,6 +325,19 @@ impl MechanismTimer {
 }
 
 impl Network {
+    /// `port`, a station of a shared medium, may start a frame of `class`: the medium's
+    /// MAC takes it (a CSMA/CD segment's, the one shared medium modelled). Returns the
+    /// frame's length.
+    #[inline]
+    pub(in crate::sim) fn medium_takes(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        class: FrameClass,
+    ) -> u32 {
+        self.bus_take(sched, port, class)
+    }
+
     /// Shows `moment` of `port`'s queue to its attachments, in [`PortAttachment::ALL`]'s
     /// order; each acts on the moments it cares for. A port with none costs one test.
     // On every frame's path. Inlined there is only the test; a port with attachments

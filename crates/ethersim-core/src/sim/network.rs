@@ -179,8 +179,8 @@ impl Network {
     /// What `port` faces: the node at the other end of its link, or its segment's name.
     pub fn peer_name(&self, port: crate::ids::PortId) -> &str {
         let p = &self.ports[port.index()];
-        match self.links[p.link.index()].as_bus() {
-            Some(bus) => &bus.name,
+        match self.attached.medium_name(p.link) {
+            Some(name) => name,
             None => &self.names[self.ports[p.peer.index()].node.index()],
         }
     }

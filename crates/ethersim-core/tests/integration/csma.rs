@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use ethersim_core::ids::PortId;
-use ethersim_core::sim::results::StationResult;
+use ethersim_core::mechanisms::csma::sim::results::StationResult;
 use ethersim_core::sim::TraceRecord;
 
 use crate::common::{log, logged, simulation};
@@ -42,7 +42,7 @@ fn segment(positions: &[f64], host: &str, app: &[String], head: &str) -> String 
 fn stations(text: &str) -> Vec<StationResult> {
     let mut sim = simulation(text);
     sim.run();
-    sim.summary("csma", 1).stations
+    sim.summary("csma", 1).mechanisms.stations
 }
 
 /// One station alone with a NIC that sends from its queue: frames go back to back, each
@@ -215,12 +215,12 @@ fn frames_are_delivered_or_counted_dropped() {
     let mut sim = simulation(&text);
     sim.run();
     let summary = sim.summary("csma", 1);
-    for (s, f) in summary.stations.iter().zip(&summary.flows) {
+    for (s, f) in summary.mechanisms.stations.iter().zip(&summary.flows) {
         assert_eq!(s.frames_sent, f.packets_received, "{}", s.node);
         assert_eq!(s.drops, f.lost);
         assert_eq!(f.packets_sent, f.packets_received + f.lost + f.in_flight);
     }
-    assert!(summary.stations.iter().map(|s| s.collisions).sum::<u64>() > 0);
+    assert!(summary.mechanisms.stations.iter().map(|s| s.collisions).sum::<u64>() > 0);
 }
 
 /// Two segments bridged by a switch that is a station of both: frames cross from one to
@@ -245,7 +245,10 @@ fn a_switch_bridges_two_segments() {
     let stream_arrived = stream.packets_received;
     assert_eq!(into_right, stream_arrived + ping_requests_arrived);
     assert_eq!(port("bridge", "left").frames_sent, ping.reverse_packets_received);
-    assert!(s.stations.iter().filter(|st| st.segment == "left").map(|st| st.collisions).sum::<u64>() > 0);
+    assert!(
+        s.mechanisms.stations.iter().filter(|st| st.segment == "left").map(|st| st.collisions).sum::<u64>()
+            > 0
+    );
 }
 
 /// A host whose interrupt service varies (`tx_interrupt_jitter`): alone, the gaps between

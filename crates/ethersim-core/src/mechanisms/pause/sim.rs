@@ -88,7 +88,7 @@ impl Network {
         }
         // At the mark (rare): PAUSE is for full-duplex links (IEEE 802.3 Annex 31B), so an
         // input on a segment is not paused.
-        if self.links[self.ports[input.index()].link.index()].as_bus().is_some() {
+        if self.links[self.ports[input.index()].link.index()].is_shared() {
             return;
         }
         let Some(t) = self.attached.pause[out.index()].threshold.as_mut() else { return };

@@ -5,7 +5,6 @@
 mod apps;
 mod links;
 mod nodes;
-mod segment;
 mod series;
 mod tcp;
 mod warnings;
@@ -21,9 +20,11 @@ use crate::time::{Duration, SimTime};
 use self::apps::apps;
 use self::links::{attach_losses, links, room_mechanisms};
 use self::nodes::{interrupt_jitter, nodes, ports};
-use self::segment::{segments, MAX_STATIONS_TOTAL, MAX_STATION_PAIRS};
 use self::series::trace;
 use self::warnings::warnings;
+use crate::mechanisms::csma::scenario::build::{
+    segments, warnings as segment_warnings, MAX_STATIONS_TOTAL, MAX_STATION_PAIRS,
+};
 use crate::mechanisms::pause::scenario::build::flow_control;
 use crate::scenario::common::Result;
 
@@ -113,16 +114,18 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let limits = run_limits(s)?;
     let mut links = links(s)?;
     let window = measure_window(s)?;
-    links.extend(segments(s, &topo, window.as_ref())?);
+    let (segment_links, buses) = segments(s, &topo, window.as_ref())?;
+    links.extend(segment_links);
     let mut ports = ports(s, &topo)?;
     let mut attached = room_mechanisms(s, &links, &mut ports)?;
+    attached.segments = buses;
     flow_control(s, &topo, &links, &mut attached, &mut ports)?;
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;
     let timing = super::variability::hosts(s)?;
     let jobs = super::mpi::jobs(s, &topo, &timing, &mut endpoints, &mut flows)?;
-    let trace = trace(s, &topo, &mut endpoints, &flows, &links, &mut attached)?;
+    let trace = trace(s, &topo, &mut endpoints, &flows, &links, &ports, &mut attached)?;
     attach_losses(s, &topo, &flows, &mut links)?;
     let mut network = Network::new(topo.names.clone(), nodes, ports, links, endpoints, flows);
     network.trace = trace;
@@ -131,7 +134,9 @@ pub fn build(s: &Scenario) -> Result<Built> {
     network.jobs = jobs;
     network.window = window.map(Box::new);
     super::captures::attach(s, &topo, &mut network)?;
-    Ok(Built { network, limits, warnings: warnings(s) })
+    let mut warnings = warnings(s);
+    warnings.extend(segment_warnings(s));
+    Ok(Built { network, limits, warnings })
 }
 
 /// Marks the ports that record their idle intervals: every port with the scenario's

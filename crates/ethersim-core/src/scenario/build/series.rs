@@ -2,7 +2,7 @@
 //! series, with their point limits.
 
 use crate::app::{Endpoint, EndpointKind};
-use crate::ids::LinkId;
+use crate::node::Port;
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::Scenario;
@@ -10,7 +10,7 @@ use crate::scenario::topology::Topology;
 use crate::sim::attach::AttachedState;
 use crate::sim::{Flow, PortSeries, Subscriber, Trace};
 use crate::stats::SeriesLimits;
-use crate::time::{BitRate, SimTime};
+use crate::time::SimTime;
 
 use crate::scenario::common::{flow_named, Result};
 
@@ -22,6 +22,7 @@ pub(super) fn trace(
     endpoints: &mut [Endpoint],
     flows: &[Flow],
     links: &[Link],
+    ports: &[Port],
     attached: &mut AttachedState,
 ) -> Result<Trace> {
     let mut trace = Trace::default();
@@ -49,22 +50,11 @@ pub(super) fn trace(
         match (&spec.port, &spec.app) {
             (Some(port), None) => {
                 let port = topo.port_named(port, &format!("series[{i}].port"))?;
-                // Ports of point-to-point links come first, two per link; a station's port
-                // (on a segment) has no Low Power Idle.
-                let (link, end) = (port.index() / 2, port.index() % 2);
-                let rate = if link < s.links.len() {
-                    links[link].dirs[end].rate()
-                } else {
-                    let on_bus = |l: &&Link| {
-                        l.as_bus().is_some_and(|b| {
-                            port.index() >= b.first_port.index()
-                                && port.index() < b.first_port.index() + b.stations.len()
-                        })
-                    };
-                    links.iter().find(on_bus).map_or(BitRate::bps(0), |l| l.dirs[0].rate())
-                };
+                let (link, end) = (ports[port.index()].link, ports[port.index()].end);
+                // A shared medium's directions both carry its rate.
+                let rate = links[link.index()].dirs[end].rate();
                 trace.subscribe(Subscriber::Series(PortSeries::new(port, rate.as_bps(), limits)));
-                attached.record_series(port, LinkId(link as u32), end, limits);
+                attached.record_series(port, link, end, limits);
             }
             (None, Some(app)) => {
                 let path = format!("series[{i}].app");

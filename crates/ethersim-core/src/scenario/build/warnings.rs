@@ -1,10 +1,9 @@
 //! What is valid but pointless in a scenario (no traffic, an application that never
-//! starts or outlives the clock, a collision window longer than the slot): warnings
-//! shown to the user, never errors.
+//! starts or outlives the clock; each mechanism's own, after these, from its builder):
+//! warnings shown to the user, never errors.
 
-use crate::phy::csma::Geometry;
 use crate::scenario::schema::{AppSpec, Scenario};
-use crate::time::{BitRate, Bytes, Duration, SimTime};
+use crate::time::{BitRate, Bytes, SimTime};
 
 /// Scenarios that are valid but where nothing, or less than written, can happen.
 pub(super) fn warnings(s: &Scenario) -> Vec<String> {
@@ -50,28 +49,6 @@ pub(super) fn warnings(s: &Scenario) -> Vec<String> {
                 "hosts[{h}].timing_variability.sleep_overshoot: only replayed traces run on {:?}, and a \
                  trace's compute times are not sleeps: it changes nothing",
                 host.name
-            ));
-        }
-    }
-    for (k, seg) in s.segments.iter().enumerate() {
-        // The longest path runs between the two stations furthest apart (delay grows with
-        // distance and the repeaters crossed).
-        let (lo, hi) = seg
-            .stations
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), st| (lo.min(st.at), hi.max(st.at)));
-        if !(lo.is_finite() && hi.is_finite()) || seg.rate.0.as_bps() == 0 {
-            continue; // refused when the segment is built
-        }
-        let repeaters: Vec<(f64, Duration)> = seg.repeaters.iter().map(|r| (r.at, r.delay.0)).collect();
-        let longest = Geometry::bus(&[lo, hi], seg.velocity, &repeaters, seg.tap_delay.0).delay(0, 1);
-        let slot = Duration(seg.rate.0.time_to_send(Bytes(64)).as_ps());
-        if longest + longest > slot {
-            out.push(format!(
-                "segments[{k}]: its round trip ({}) exceeds the slot time ({slot}, 512 bit times): a \
-                 station may finish a short frame before a collision reaches it, and such a frame \
-                 counts as sent",
-                longest + longest
             ));
         }
     }

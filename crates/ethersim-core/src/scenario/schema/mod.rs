@@ -10,7 +10,6 @@ pub(crate) mod common;
 mod links;
 mod mpi;
 mod nodes;
-mod segment;
 mod tcp;
 
 pub use self::apps::{
@@ -28,8 +27,8 @@ pub use self::nodes::{
 
 pub use crate::mechanisms::pause::scenario::schema::{HostPauseSpec, PauseGeneratorSpec, SwitchPauseSpec};
 
-pub use self::segment::{RepeaterSpec, SegmentSpec, StationSpec};
 pub use self::tcp::{CongestionControlName, TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};
+pub use crate::mechanisms::csma::scenario::schema::{RepeaterSpec, SegmentSpec, StationSpec};
 
 use crate::scenario::units::DurationSpec;
 use schemars::JsonSchema;

@@ -147,7 +147,7 @@ impl Network {
     }
 
     /// The packet `r` is lost at `node` (at `port`, if a port lost it) for `reason`.
-    pub(in crate::sim) fn lose(
+    pub(crate) fn lose(
         &mut self,
         now: crate::time::SimTime,
         r: PacketRef,

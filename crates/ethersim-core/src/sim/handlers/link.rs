@@ -46,7 +46,7 @@ impl Network {
     // two callers the compiler stopped inlining it (3% of `udp-file-500MB`).
     #[allow(clippy::inline_always)]
     #[inline(always)]
-    pub(in crate::sim) fn receive(&mut self, sched: &mut Scheduler<Event>, port: PortId, r: PacketRef) {
+    pub(crate) fn receive(&mut self, sched: &mut Scheduler<Event>, port: PortId, r: PacketRef) {
         let now = sched.now();
         if self.packets.get(r).kind == PacketKind::Control {
             self.receive_control(sched, port, r);

@@ -3,7 +3,6 @@
 //! port's gate or policy, a link's channel), rather than by editing another's.
 
 mod capture;
-mod csma;
 mod endpoint;
 mod host;
 mod link;

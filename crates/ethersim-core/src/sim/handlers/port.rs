@@ -65,8 +65,8 @@ impl Network {
         match p.next_tx(now) {
             NextTx::Ready(class) => {
                 let link = p.link;
-                if matches!(self.links[link.index()].channel, Channel::Bus(_)) {
-                    self.start_on_bus(sched, port, class);
+                if self.links[link.index()].channel == Channel::Shared {
+                    self.start_on_shared_medium(sched, port, class);
                     return;
                 }
                 let end = p.end;
@@ -107,12 +107,12 @@ impl Network {
         }
     }
 
-    /// A station of a shared medium may start a frame: its MAC takes it and defers.
+    /// A station of a shared medium may start a frame: the medium's MAC takes it.
     // Cold for the point-to-point path it branches from (see `try_start`).
     #[cold]
     #[inline(never)]
-    fn start_on_bus(&mut self, sched: &mut Scheduler<Event>, port: PortId, class: FrameClass) {
-        let len = self.bus_take(sched, port, class);
+    fn start_on_shared_medium(&mut self, sched: &mut Scheduler<Event>, port: PortId, class: FrameClass) {
+        let len = self.medium_takes(sched, port, class);
         if class == FrameClass::Data {
             self.queue_moment(sched, port, Moment::Dequeued(len));
         }
@@ -140,7 +140,7 @@ impl Network {
 
     /// A transmission of `port` ended (finished or cut off): the next frame starts if it
     /// can; if nothing waits, the port's policy learns that the queue is empty.
-    pub(in crate::sim) fn after_tx_end(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
+    pub(crate) fn after_tx_end(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         self.try_start(sched, port);
         let p = &self.ports[port.index()];
         if !p.is_busy() && p.nothing_waits() {
@@ -154,11 +154,7 @@ impl Network {
     // had two callers; a segment's MAC, a third, tipped it the other way (1-2% slower
     // TCP transfers).
     #[inline(never)]
-    pub(in crate::sim) fn release_host_buffer(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        node: crate::ids::NodeId,
-    ) {
+    pub(crate) fn release_host_buffer(&mut self, sched: &mut Scheduler<Event>, node: crate::ids::NodeId) {
         if let Node::Host(h) = &mut self.nodes[node.index()] {
             h.release_tx_buffer();
             self.serve_buffer_waiters(sched, node);

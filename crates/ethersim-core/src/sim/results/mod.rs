@@ -7,12 +7,10 @@
 //! [`Endpoint::report`](crate::app::Endpoint::report)); this module lists no kind.
 
 mod mpi;
-mod segment;
 mod series;
-mod window;
+pub(crate) mod window;
 
 pub use mpi::{IdleBinResult, JobNodeResult, JobResult};
-pub use segment::StationResult;
 pub use series::{SeriesResult, TcpSeriesResult};
 pub use window::WindowResult;
 
@@ -27,9 +25,9 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use self::mpi::{idle_interval_results, job_node_results, job_results};
-use self::segment::station_results;
 use self::series::{series_results, tcp_series_results};
 use self::window::{per_s, window_delta, WindowDelta};
+use crate::sim::attach::MechanismTables;
 
 /// The results of one flow.
 #[derive(Clone, Debug, Serialize)]
@@ -211,8 +209,10 @@ pub struct RunSummary {
     pub links: Vec<LinkResult>,
     /// Per host.
     pub hosts: Vec<HostResult>,
-    /// Per station of each shared-medium segment.
-    pub stations: Vec<StationResult>,
+    /// The tables of the mechanisms that report rows of their own (the stations of
+    /// shared-medium segments), each in its place among the run's tables.
+    #[serde(flatten)]
+    pub mechanisms: MechanismTables,
     /// Port time series asked for in the scenario.
     pub series: Vec<SeriesResult>,
     /// TCP sender time series asked for in the scenario.
@@ -348,7 +348,7 @@ pub fn summarize(
         .links
         .iter()
         .enumerate()
-        .filter(|(_, l)| l.as_bus().is_none())
+        .filter(|(_, l)| !l.is_shared())
         .map(|(i, l)| LinkResult {
             between: l.ends.map(|p: PortId| net.names[net.ports[p.index()].node.index()].clone()),
             outages: l.outages.begun(),
@@ -384,7 +384,7 @@ pub fn summarize(
         ports: port_results(net, end, window.as_ref()),
         links,
         hosts,
-        stations: station_results(net, end, window.as_ref()),
+        mechanisms: net.mechanism_tables(end, window.as_ref()),
         series: series_results(net, end),
         tcp_series: tcp_series_results(net),
         idle_intervals: idle_interval_results(net),

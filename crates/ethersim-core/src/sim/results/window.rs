@@ -15,9 +15,9 @@ pub struct WindowResult {
 }
 
 /// The differences of the window's counters, and its span in seconds.
-pub(super) struct WindowDelta {
+pub(crate) struct WindowDelta {
     /// The window's length, s.
-    pub(super) span_s: f64,
+    pub(crate) span_s: f64,
     /// Per port: data frames and their bytes sent within the window.
     pub(super) ports: Vec<(u64, u64)>,
     /// Per flow: packets and their bytes received within the window (the goodput's).
@@ -48,7 +48,7 @@ pub(super) fn window_delta(net: &Network, end: SimTime) -> Option<WindowDelta> {
 }
 
 /// `count` per frame of `frames` (0 without frames).
-pub(super) fn per_frame(count: u64, frames: u64) -> f64 {
+pub(crate) fn per_frame(count: u64, frames: u64) -> f64 {
     if frames > 0 {
         count as f64 / frames as f64
     } else {
@@ -56,7 +56,7 @@ pub(super) fn per_frame(count: u64, frames: u64) -> f64 {
     }
 }
 
-pub(super) fn per_s(count: f64, span_s: f64) -> f64 {
+pub(crate) fn per_s(count: f64, span_s: f64) -> f64 {
     if span_s > 0.0 {
         count / span_s
     } else {

@@ -5,7 +5,7 @@ use crate::time::SimTime;
 use crate::wire::ethernet;
 use serde::Serialize;
 
-use super::window::{per_frame, per_s, WindowDelta};
+use crate::sim::results::window::{per_frame, per_s, WindowDelta};
 
 /// The results of one station of a shared-medium segment (CSMA/CD). Counters cover the
 /// measurement window when the scenario has one (a frame counts when it is sent or
@@ -46,7 +46,7 @@ pub struct StationResult {
     pub span_s: f64,
 }
 
-pub(super) fn station_results(
+pub(crate) fn station_results(
     net: &Network,
     end: SimTime,
     window: Option<&WindowDelta>,
@@ -57,7 +57,7 @@ pub(super) fn station_results(
         (None, _) => end.as_secs_f64(),
     };
     let mut out = Vec::new();
-    for bus in net.links.iter().filter_map(|l| l.as_bus()) {
+    for (_, bus) in net.attached.segments.iter() {
         for st in &bus.stations {
             let s = &st.stats;
             let frames = s.frames_sent;

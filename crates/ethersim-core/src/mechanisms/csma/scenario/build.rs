@@ -2,13 +2,15 @@
 //! they share.
 
 use crate::engine::rng;
-use crate::phy::csma::{Geometry, Medium};
-use crate::phy::{Bus, Link};
+use crate::ids::LinkId;
+use crate::mechanisms::csma::phy::bus::Bus;
+use crate::mechanisms::csma::phy::medium::{Geometry, Medium};
+use crate::phy::{ByLink, Link};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{Scenario, SegmentSpec};
 use crate::scenario::topology::{Role, Topology};
 use crate::sim::MeasureWindow;
-use crate::time::Duration;
+use crate::time::{Bytes, Duration};
 use crate::wire::ethernet;
 
 use crate::scenario::common::Result;
@@ -71,8 +73,14 @@ fn check_segment(spec: &SegmentSpec, path: &str) -> Result<()> {
 /// destination host, the station each frame for it goes to (the destination itself, or
 /// the first switch on the segment nearest it). Statistics count over the measurement
 /// window, if there is one.
-pub(super) fn segments(s: &Scenario, topo: &Topology, window: Option<&MeasureWindow>) -> Result<Vec<Link>> {
+/// The segments' links, and their buses to keep beside the links (`AttachedState::segments`).
+pub(crate) fn segments(
+    s: &Scenario,
+    topo: &Topology,
+    window: Option<&MeasureWindow>,
+) -> Result<(Vec<Link>, ByLink<Bus>)> {
     let mut out = Vec::with_capacity(s.segments.len());
+    let mut buses = ByLink::default();
     for (k, (spec, seg)) in s.segments.iter().zip(&topo.segments).enumerate() {
         let path = format!("segments[{k}]");
         check_segment(spec, &path)?;
@@ -123,9 +131,40 @@ pub(super) fn segments(s: &Scenario, topo: &Topology, window: Option<&MeasureWin
         if let Some(w) = window {
             bus.counted = (w.from, w.until);
         }
-        out.push(Link::bus(bus, spec.rate.0));
+        out.push(Link::shared(seg.first_port, spec.rate.0));
+        buses.insert(LinkId(seg.link as u32), bus);
     }
-    Ok(out)
+    Ok((out, buses))
+}
+
+/// What is valid but pointless in the scenario's segments: a round trip longer than the
+/// slot time, in which a station may finish a short frame before a collision reaches it
+/// (IEEE 802.3 clause 8 bounds a segment so that it cannot).
+pub(crate) fn warnings(s: &Scenario) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, seg) in s.segments.iter().enumerate() {
+        // The longest path runs between the two stations furthest apart (delay grows with
+        // distance and the repeaters crossed).
+        let (lo, hi) = seg
+            .stations
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), st| (lo.min(st.at), hi.max(st.at)));
+        if !(lo.is_finite() && hi.is_finite()) || seg.rate.0.as_bps() == 0 {
+            continue; // refused when the segment is built
+        }
+        let repeaters: Vec<(f64, Duration)> = seg.repeaters.iter().map(|r| (r.at, r.delay.0)).collect();
+        let longest = Geometry::bus(&[lo, hi], seg.velocity, &repeaters, seg.tap_delay.0).delay(0, 1);
+        let slot = Duration(seg.rate.0.time_to_send(Bytes(64)).as_ps());
+        if longest + longest > slot {
+            out.push(format!(
+                "segments[{k}]: its round trip ({}) exceeds the slot time ({slot}, 512 bit times): a \
+                 station may finish a short frame before a collision reaches it, and such a frame \
+                 counts as sent",
+                longest + longest
+            ));
+        }
+    }
+    out
 }
 
 /// Largest distance of a station or repeater from the cable's origin, metres (10,000 km:

@@ -4,8 +4,8 @@
 
 use crate::engine::{Generation, Scheduler, Timer};
 use crate::ids::{LinkId, PortId};
-use crate::phy::bus::{Handover, HeldFrame};
-use crate::phy::{Bus, Channel, FrameClass, MacState, MacStep};
+use crate::mechanisms::csma::phy::bus::{Bus, Handover, HeldFrame, MacState, MacStep};
+use crate::phy::{ByLink, FrameClass};
 use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
@@ -14,12 +14,9 @@ use crate::time::SimTime;
 use crate::wire::ethernet::INTER_FRAME_GAP;
 
 /// The segment of `link` (a link whose port reached here is a segment).
-fn bus_of(links: &mut [crate::phy::Link], link: LinkId) -> &mut Bus {
-    match &mut links[link.index()].channel {
-        Channel::Bus(b) => b,
-        // Only ports of segments take this path.
-        Channel::PointToPoint => unreachable!("a shared-medium step on a point-to-point link"),
-    }
+fn bus_of(segments: &mut ByLink<Bus>, link: LinkId) -> &mut Bus {
+    // Only ports and timers of segments take this path.
+    segments.get_mut(link).expect("a shared-medium step on a link that is no segment")
 }
 
 // Every event of a segment is queued through the three functions below, out of line: each
@@ -54,18 +51,13 @@ impl Network {
     /// `port`, a station of a segment, may start a frame of `class`: its MAC takes it and
     /// starts deferring. Returns the frame's length.
     #[inline(never)]
-    pub(in crate::sim) fn bus_take(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        port: PortId,
-        class: FrameClass,
-    ) -> u32 {
+    pub(crate) fn bus_take(&mut self, sched: &mut Scheduler<Event>, port: PortId, class: FrameClass) -> u32 {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
         let link = p.link;
         let frame = p.take_for_mac(now, class);
         let dst = self.packets.get(frame.pkt).dst;
-        let bus = bus_of(&mut self.links, link);
+        let bus = bus_of(&mut self.attached.segments, link);
         let i = bus.station_of(port);
         let held = HeldFrame { pkt: frame.pkt, len: frame.len, class, dst, since: now, collisions: 0 };
         let step = bus.take(i, now, held);
@@ -74,14 +66,14 @@ impl Network {
     }
 
     #[inline(never)]
-    pub(in crate::sim) fn on_csma_timer(
+    pub(crate) fn on_csma_timer(
         &mut self,
         sched: &mut Scheduler<Event>,
         link: LinkId,
         i: usize,
         generation: Generation,
     ) {
-        let bus = bus_of(&mut self.links, link);
+        let bus = bus_of(&mut self.attached.segments, link);
         let event = MechanismTimer::Csma { station: i as u16 }.event(link.0, generation);
         if !fires(sched, &mut bus.stations[i].timer, generation, event) {
             return;
@@ -95,7 +87,7 @@ impl Network {
     /// port when the frame is sent or dropped.
     fn carry_out(&mut self, sched: &mut Scheduler<Event>, link: LinkId, i: usize, step: MacStep) {
         let now = sched.now();
-        let bus = bus_of(&mut self.links, link);
+        let bus = bus_of(&mut self.attached.segments, link);
         let frame = match step {
             MacStep::Wait(at) => {
                 if !at.is_never() {
@@ -163,13 +155,13 @@ impl Network {
     }
 
     #[inline(never)]
-    pub(in crate::sim) fn on_bus_delivery(
+    pub(crate) fn on_bus_delivery(
         &mut self,
         sched: &mut Scheduler<Event>,
         link: LinkId,
         generation: Generation,
     ) {
-        let bus = bus_of(&mut self.links, link);
+        let bus = bus_of(&mut self.attached.segments, link);
         if !fires(
             sched,
             &mut bus.delivery_timer,

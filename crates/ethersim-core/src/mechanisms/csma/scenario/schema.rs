@@ -5,7 +5,7 @@ use crate::time::{BitRate, Bytes};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::common::zero_time;
+use crate::scenario::schema::common::zero_time;
 
 fn default_segment_rate() -> RateSpec {
     RateSpec(BitRate::mbps(10))

@@ -1,7 +1,7 @@
 //! Classic shared-medium Ethernet (IEEE 802.3 clause 4, half duplex): the timing rules
 //! of CSMA/CD on a segment with real geometry, as pure functions of the transmissions
 //! under way. [`super::bus`] holds a segment's stations and their MAC state; the network
-//! drives them with events (`sim/handlers/csma.rs`).
+//! drives them with events (`sim/mac.rs`).
 //!
 //! Every station hears every other after the signal's propagation delay d(i, j)
 //! ([`Geometry`]): station j senses transmission k over (s_k + d(k, j), e_k + d(k, j)),

@@ -1,7 +1,8 @@
 //! A shared-medium segment (classic half-duplex Ethernet): its stations, the MAC state of
 //! each, and the frames on their way to their receivers. The timing rules are
-//! [`super::csma`]'s; the network drives the state machine below with one timer per
-//! station (`sim/handlers/csma.rs`).
+//! `medium.rs`'s; the network drives the state machine below with one timer per
+//! station (`sim/mac.rs`). The segment is kept beside the links
+//! (`AttachedState::segments`); its link is a `Channel::Shared`.
 //!
 //! A station's MAC holds one frame at a time, from the moment its port hands it over
 //! until the frame is sent or dropped (IEEE 802.3 clause 4.2.3.2):
@@ -28,7 +29,9 @@ use crate::stats::Moments;
 use crate::time::{Duration, SimTime};
 use crate::wire::{ethernet, PacketRef};
 
-use super::csma::{backoff_slots, Deference, Medium, ATTEMPT_LIMIT, PREAMBLE_BITS, SLOT_BITS};
+use crate::mechanisms::csma::phy::medium::{
+    backoff_slots, Deference, Medium, ATTEMPT_LIMIT, PREAMBLE_BITS, SLOT_BITS,
+};
 
 /// Where a station's MAC is (see the module notes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
