@@ -4,7 +4,7 @@
 //!
 //! A port holds at most one of each kind, seen in one fixed order. It knows the kinds by
 //! number only: which mechanism each number is, and which moments it acts on, is the
-//! attachment registry's (`sim/attach.rs`), which dispatches statically to the
+//! attachment registry's (`sim/attach/`), which dispatches statically to the
 //! mechanism's own room. A port with none costs one test on the frame's path; a port
 //! with one goes straight to it.
 

@@ -19,7 +19,7 @@ use crate::time::SimTime;
 /// The gate knows its closers by number. Its own (the link, the PHY, a queue policy,
 /// the host's driver) are named here; each port mechanism that holds data frames (PAUSE,
 /// a shaper) takes one of the slots after them, [`Closer::of_mechanism`], numbered by
-/// the registry of port mechanisms (`sim/attach.rs`), so the gate names no mechanism.
+/// the registry of port mechanisms (`sim/attach/`), so the gate names no mechanism.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Closer(u8);
 

@@ -63,7 +63,7 @@ pub enum Event {
         link: LinkId,
     },
     /// A port or link mechanism's timer (PAUSE, rate switching, LPI, a segment's MAC):
-    /// `sim/attach.rs` hands it to the mechanism's room.
+    /// `sim/attach/` hands it to the mechanism's room.
     Mechanism {
         /// The port or link the timer belongs to, by number (the timer says which).
         target: u32,

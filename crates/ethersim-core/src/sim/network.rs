@@ -45,7 +45,7 @@ pub struct Network {
     pub trace: Trace,
     /// MPI jobs, for their results.
     pub jobs: Vec<crate::app::mpi::MpiJob>,
-    /// The state of the port mechanisms kept beside the ports (`sim/attach.rs`).
+    /// The state of the port mechanisms kept beside the ports (`sim/attach/`).
     pub attached: super::attach::AttachedState,
     /// Packet captures of ports (each port's `captured` says whether it has one).
     pub captures: Vec<crate::capture::PortCapture>,
@@ -98,7 +98,7 @@ impl Network {
 
     /// Schedules what starts by itself: every endpoint's first poll at its start, every
     /// link's first outage, the link mechanisms' starts, the measurement window's edges,
-    /// then the port mechanisms' starts (`sim/attach.rs`). Events at one instant run in
+    /// then the port mechanisms' starts (`sim/attach/`). Events at one instant run in
     /// the order they were scheduled, so this order is part of every result.
     pub fn schedule_starts(&mut self, sched: &mut Scheduler<Event>) {
         for (i, e) in self.endpoints.iter_mut().enumerate() {

@@ -21,7 +21,7 @@ impl Network {
     /// does, at once). An awake or waking PHY sends a queued frame in its turn, and has
     /// nothing to do as a frame starts.
     // Inlined, with the two below, into the attachments' out-of-line entry for the
-    // moment (`sim/attach.rs`): one call from the frame's path.
+    // moment (`sim/attach/dispatch.rs`): one call from the frame's path.
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub(crate) fn lpi_moment(&mut self, sched: &mut Scheduler<Event>, port: PortId, moment: Moment) {

@@ -65,7 +65,7 @@ impl Network {
 
     /// A moment of output `out`'s queue, which has threshold flow control: a frame
     /// forwarded to it may pause its input's partner; one leaving may release inputs.
-    // Inlined into the attachments' dispatch (`sim/attach.rs`): an arrival below the
+    // Inlined into the attachments' dispatch (`sim/attach/dispatch.rs`): an arrival below the
     // high-water mark costs a test on the frame's path, as before the seam.
     #[inline]
     pub(crate) fn threshold_moment(&mut self, sched: &mut Scheduler<Event>, out: PortId, moment: Moment) {

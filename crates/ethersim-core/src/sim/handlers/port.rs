@@ -1,6 +1,6 @@
 //! Ports: queueing, starting frames through the transmit gate, finishing them, the
 //! gate's wake-ups, and the queue's moments shown to the port's queue policy and its
-//! attachments (`sim/attach.rs`). MAC control frames arrive here too.
+//! attachments (`sim/attach/`). MAC control frames arrive here too.
 
 use crate::engine::{Generation, Scheduler};
 use crate::ids::PortId;
@@ -207,7 +207,7 @@ impl Network {
     }
 
     /// Shows `moment` of `port`'s queue to its policy, if it has one, and applies its
-    /// answer; then to the port's attachments that watch it (`sim/attach.rs`).
+    /// answer; then to the port's attachments that watch it (`sim/attach/`).
     // On every frame's path, where most ports have neither: two tests inlined, the work
     // out of line. Left to `#[inline]` it was not inlined (3% of `udp-file-500MB`).
     #[allow(clippy::inline_always)]

@@ -156,8 +156,8 @@ pub struct Bus {
     pub stations: Vec<Station>,
     /// The first station's port (a segment's ports are consecutive).
     pub first_port: PortId,
-    /// Per destination node (by id), the station it is behind (`u16::MAX`: none).
-    pub receivers: Vec<u16>,
+    /// Per destination node (by id), the station it is behind, if any.
+    pub receivers: Vec<Option<u16>>,
     /// Frames on their way to their receivers, in arrival order.
     deliveries: VecDeque<Delivery>,
     /// The arrival event of the head of `deliveries`.
@@ -179,7 +179,7 @@ impl Bus {
         medium: Medium,
         stations: &[(NodeId, f64)],
         first_port: PortId,
-        receivers: Vec<u16>,
+        receivers: Vec<Option<u16>>,
         rng: Stream,
     ) -> Self {
         let stations = stations
@@ -378,7 +378,7 @@ impl Bus {
     /// Queues the delivery of `frame`, sent whole by station `i` with its last bit at
     /// `now`, to the station its destination is behind.
     pub fn deliver(&mut self, i: usize, now: SimTime, frame: &HeldFrame) -> Handover {
-        let Some(r) = self.receivers.get(frame.dst.index()).copied().filter(|&r| r != u16::MAX) else {
+        let Some(r) = self.receivers.get(frame.dst.index()).copied().flatten() else {
             return Handover::NoReceiver;
         };
         let r = usize::from(r);

@@ -105,10 +105,10 @@ pub(crate) fn segments(
         let positions: Vec<f64> = stations.iter().map(|&(_, x)| x).collect();
         let geometry = Geometry::bus(&positions, spec.velocity, &repeaters, spec.tap_delay.0);
         // Per destination host: the station a frame for it goes to.
-        let mut receivers = vec![u16::MAX; s.hosts.len()];
+        let mut receivers = vec![None; s.hosts.len()];
         for dst in topo.hosts() {
             receivers[dst.index()] = match seg.nodes.iter().position(|&n| n == dst) {
-                Some(j) => j as u16,
+                Some(j) => Some(j as u16),
                 None => seg
                     .nodes
                     .iter()
@@ -116,7 +116,7 @@ pub(crate) fn segments(
                     .filter_map(|(j, &n)| topo.hops_to(n, dst).map(|d| (d, j)))
                     .filter(|&(_, j)| matches!(topo.roles[seg.nodes[j].index()], Role::Switch(_)))
                     .min()
-                    .map_or(u16::MAX, |(_, j)| j as u16),
+                    .map(|(_, j)| j as u16),
             };
         }
         let medium = Medium::new(geometry, spec.rate.0);
