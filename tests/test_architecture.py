@@ -173,21 +173,14 @@ def test_the_long_files_listed_still_exist_and_are_long() -> None:
         assert lines > MAX_LINES, f"{name} has {lines} lines now: remove it from LONG_FILES"
 
 
-#: How many core files outside its own room name each link or port mechanism today
-#: (`scripts/mechanism-reach`). The attachment seam aims at three each (docs/architecture.md,
-#: "Adding a port mechanism"); until then each count may only fall: lower it here when a
-#: change lowers it.
-#: The design's bound (issue 28): a mechanism's line in mechanisms/mod.rs, the registry
-#: and its key on a spec. The ones listed at or under it may never rise above it.
+#: The design's bound (issue 28): the places outside its room that name a link or port
+#: mechanism (`scripts/mechanism-reach`): its line in mechanisms/mod.rs, the registry
+#: (`sim/attach/`, one module of two files, counted once) and the spec its keys sit on
+#: (docs/architecture.md, "Adding a port mechanism").
 REACH_BOUND = 3
 
-MECHANISM_REACH = {
-    "Low Power Idle": 3,
-    "PAUSE": 5,
-    "rate switching": 3,
-    "token-bucket shaper": 3,
-    "CSMA/CD": 4,
-}
+#: The mechanisms the checker knows: a new one is added to it with its room.
+MECHANISMS = {"Low Power Idle", "PAUSE", "rate switching", "token-bucket shaper", "CSMA/CD"}
 
 
 def _mechanism_reach():
@@ -202,18 +195,12 @@ def _mechanism_reach():
     return module
 
 
-def test_no_mechanism_reaches_further_into_the_core() -> None:
+def test_no_mechanism_reaches_further_into_the_core_than_the_bound() -> None:
     reach = _mechanism_reach()
-    assert set(reach.MECHANISMS) == set(MECHANISM_REACH)
-    at_bound = [name for name, n in MECHANISM_REACH.items() if n <= REACH_BOUND]
-    assert {"Low Power Idle", "rate switching", "token-bucket shaper"} <= set(at_bound)
+    assert set(reach.MECHANISMS) == MECHANISMS
     for name, (pattern, room) in reach.MECHANISMS.items():
-        files = reach.reach(pattern, room)
-        listed = MECHANISM_REACH[name]
-        assert len(files) <= listed, f"{name} now reaches {len(files)} files: {files}"
-        assert len(files) == listed, (
-            f"{name} reaches {len(files)} files now, fewer than listed: lower MECHANISM_REACH"
-        )
+        places = reach.reach(pattern, room)
+        assert len(places) <= REACH_BOUND, f"{name} reaches {len(places)} places: {places}"
 
 
 def test_the_reach_checker_sees_a_mechanism_named_outside_its_room(tmp_path) -> None:
@@ -225,5 +212,9 @@ def test_the_reach_checker_sees_a_mechanism_named_outside_its_room(tmp_path) -> 
     (tmp_path / "uses.rs").write_text("use crate::room::shaper::TokenBucket;\n")
     (tmp_path / "comment.rs").write_text("// a TokenBucket in a comment\nfn f() {}\n")
     (tmp_path / "tested.rs").write_text("fn f() {}\n#[cfg(test)]\nmod t { use TokenBucket; }\n")
+    # The registry's two files are one place.
+    (tmp_path / "sim" / "attach").mkdir(parents=True)
+    for name in ("state.rs", "dispatch.rs"):
+        (tmp_path / "sim" / "attach" / name).write_text("use crate::room::shaper::TokenBucket;\n")
     reach.CORE = tmp_path
-    assert reach.reach(r"\bTokenBucket\b", ["room/"]) == ["uses.rs"]
+    assert reach.reach(r"\bTokenBucket\b", ["room/"]) == ["sim/attach/", "uses.rs"]

@@ -8,8 +8,9 @@ use crate::node::{Port, QueueLimits};
 use crate::phy::Link;
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{BufferSpec, LinkSpec, Scenario};
+use crate::scenario::topology::Topology;
 use crate::sim::attach::AttachedState;
-use crate::sim::Flow;
+use crate::sim::{Flow, MeasureWindow};
 use crate::time::{BitRate, Duration, SimTime};
 use crate::wire::ethernet;
 
@@ -41,6 +42,44 @@ pub(crate) trait LinkMechanismSpec {
         ports: &mut [Port],
         attached: &mut AttachedState,
     ) -> Result<()>;
+}
+
+/// The scenario as a mechanism whose keys sit on the scenario itself sees it when it is
+/// built, after the links and the link mechanisms.
+pub(crate) struct ScenarioSite<'a> {
+    /// The whole scenario.
+    pub scenario: &'a Scenario,
+    /// Its graph.
+    pub topo: &'a Topology,
+    /// Its measurement window, if it has one.
+    pub window: Option<&'a MeasureWindow>,
+    /// The links built so far (a mechanism may add its own after them, in file order).
+    pub links: &'a mut Vec<Link>,
+    /// Every port.
+    pub ports: &'a mut [Port],
+    /// The mechanisms' state beside the ports and links.
+    pub attached: &'a mut AttachedState,
+}
+
+/// The keys of a mechanism built as a room that sit on the scenario itself (listed by
+/// `Scenario::room_mechanisms`): its builder, in the room's `scenario/build.rs`, checks
+/// them and builds the mechanism. The orchestrator calls every one alike, so it names
+/// none of them.
+pub(crate) trait ScenarioMechanismSpec {
+    /// Refuses keys that would take more than the documented limits, before anything
+    /// is built (errors at the key's path).
+    fn check_sizes(&self, _s: &Scenario) -> Result<()> {
+        Ok(())
+    }
+
+    /// Checks the keys (errors at their paths) and builds the mechanism into `site`.
+    fn attach(&self, site: &mut ScenarioSite<'_>) -> Result<()>;
+
+    /// What is valid but pointless in the keys, for the user to see (after the
+    /// scenario's other warnings).
+    fn warnings(&self, _s: &Scenario) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The flow of the application called `name`, or an error at `path`.

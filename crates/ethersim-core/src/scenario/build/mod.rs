@@ -22,11 +22,7 @@ use self::links::{attach_losses, links, room_mechanisms};
 use self::nodes::{interrupt_jitter, nodes, ports};
 use self::series::trace;
 use self::warnings::warnings;
-use crate::mechanisms::csma::scenario::build::{
-    segments, warnings as segment_warnings, MAX_STATIONS_TOTAL, MAX_STATION_PAIRS,
-};
-use crate::mechanisms::pause::scenario::build::flow_control;
-use crate::scenario::common::Result;
+use crate::scenario::common::{Result, ScenarioSite};
 
 /// A validated scenario, ready to run.
 #[derive(Debug)]
@@ -69,16 +65,8 @@ fn check_sizes(s: &Scenario) -> Result<()> {
             return Err(ScenarioError::at(key, format!("{n} {what} exceed the limit of {max}")));
         }
     }
-    let stations: usize = s.segments.iter().map(|g| g.stations.len()).sum();
-    let pairs: usize = s.segments.iter().map(|g| g.stations.len().saturating_mul(g.stations.len())).sum();
-    if stations > MAX_STATIONS_TOTAL || pairs > MAX_STATION_PAIRS {
-        return Err(ScenarioError::at(
-            "segments",
-            format!(
-                "{stations} stations ({pairs} station pairs) exceed the limits of {MAX_STATIONS_TOTAL} \
-                 stations and {MAX_STATION_PAIRS} pairs on all segments"
-            ),
-        ));
+    for mechanism in s.room_mechanisms() {
+        mechanism.check_sizes(s)?;
     }
     let receivers = s.hosts.len().saturating_mul(s.segments.len());
     if receivers > MAX_ROUTE_ENTRIES {
@@ -114,12 +102,19 @@ pub fn build(s: &Scenario) -> Result<Built> {
     let limits = run_limits(s)?;
     let mut links = links(s)?;
     let window = measure_window(s)?;
-    let (segment_links, buses) = segments(s, &topo, window.as_ref())?;
-    links.extend(segment_links);
     let mut ports = ports(s, &topo)?;
     let mut attached = room_mechanisms(s, &links, &mut ports)?;
-    attached.segments = buses;
-    flow_control(s, &topo, &links, &mut attached, &mut ports)?;
+    for mechanism in s.room_mechanisms() {
+        let mut site = ScenarioSite {
+            scenario: s,
+            topo: &topo,
+            window: window.as_ref(),
+            links: &mut links,
+            ports: &mut ports,
+            attached: &mut attached,
+        };
+        mechanism.attach(&mut site)?;
+    }
     let nodes = nodes(s, &topo)?;
     interrupt_jitter(s, &topo, &mut ports)?;
     let (mut endpoints, mut flows) = apps(s, &topo)?;
@@ -135,7 +130,9 @@ pub fn build(s: &Scenario) -> Result<Built> {
     network.window = window.map(Box::new);
     super::captures::attach(s, &topo, &mut network)?;
     let mut warnings = warnings(s);
-    warnings.extend(segment_warnings(s));
+    for mechanism in s.room_mechanisms() {
+        warnings.extend(mechanism.warnings(s));
+    }
     Ok(Built { network, limits, warnings })
 }
 
@@ -215,7 +212,7 @@ mod tests {
                     frames: Some(1),
                     counts_in_service: true
                 },
-                pause: crate::scenario::schema::SwitchPauseSpec::default(),
+                pause: crate::mechanisms::pause::scenario::schema::SwitchPauseSpec::default(),
             };
             5_000
         ];

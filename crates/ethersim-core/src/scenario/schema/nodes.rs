@@ -1,53 +1,12 @@
-//! `[[hosts]]` and `[[switches]]`: host timing and its variability, buffers.
+//! What hosts and switches hold: a host's timing and its variability, a switch's
+//! buffers (the `[[hosts]]` and `[[switches]]` tables themselves are the top level's,
+//! `scenario.rs`).
 
 use crate::scenario::units::{DurationSpec, SizeSpec};
-use crate::time::Bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::common::{default_buffers, yes, zero_time};
-use crate::mechanisms::pause::scenario::schema::{HostPauseSpec, SwitchPauseSpec};
-
-/// An end host with finite speed.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HostSpec {
-    /// Unique node name.
-    pub name: String,
-    /// CPU time to send one packet (its network stack and driver). Default 0 s.
-    #[serde(default = "zero_time")]
-    pub tx_processing: DurationSpec,
-    /// CPU time to receive one packet. Default 0 s.
-    #[serde(default = "zero_time")]
-    pub rx_processing: DurationSpec,
-    /// Interrupt service time of the transmit path: the controller holds one frame at a
-    /// time and, after each frame's last bit, waits this long for the host before it can
-    /// start the next (the hosts of the CSMA/CD capacity study: 100 us). Default 0 s: a
-    /// NIC that sends from its queue back to back.
-    #[serde(default = "zero_time")]
-    pub tx_interrupt: DurationSpec,
-    /// Variation of the interrupt service time: each service takes `tx_interrupt` plus a
-    /// time drawn uniformly in [0, this), from the random stream `host/<name>/interrupt`
-    /// (real hosts' service times vary; identical fixed ones can lock hosts into step).
-    /// Needs a `tx_interrupt`. Default 0 s: every service takes exactly `tx_interrupt`.
-    #[serde(default = "zero_time")]
-    pub tx_interrupt_jitter: DurationSpec,
-    /// Transmit buffers: packets accepted from applications and not yet off the wire.
-    /// Default 256.
-    #[serde(default = "default_buffers")]
-    pub tx_buffers: u32,
-    /// Receive ring slots: frames received and not yet processed. Default 256.
-    #[serde(default = "default_buffers")]
-    pub rx_buffers: u32,
-    /// How the NIC treats PAUSE frames. Default: honours them.
-    #[serde(default)]
-    pub pause: HostPauseSpec,
-    /// Timing variability of the host's software: how much longer than asked the sleeps
-    /// and MPI calls of the ranks it runs take (see docs/mpi.md). Default none: every
-    /// time is exact.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timing_variability: Option<TimingVariabilitySpec>,
-}
+use super::common::yes;
 
 /// What a host's software adds to the times it is asked for, each a distribution drawn
 /// from every rank's own random streams (`host/<host>/sleep_overshoot/<job>/<i>` and
@@ -123,24 +82,6 @@ pub struct QuantileSpec {
     pub value: DurationSpec,
     /// The fraction of draws at or below it, 0 to 1.
     pub p: f64,
-}
-
-/// A store-and-forward, output-queued switch.
-#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SwitchSpec {
-    /// Unique node name.
-    pub name: String,
-    /// Buffer of each output port. Default: 1 MiB per port, no frame limit.
-    #[serde(default = "default_port_buffer")]
-    pub port_buffer: BufferSpec,
-    /// IEEE 802.3x flow control. Default: PAUSE honoured, never sent.
-    #[serde(default)]
-    pub pause: SwitchPauseSpec,
-}
-
-fn default_port_buffer() -> BufferSpec {
-    BufferSpec { bytes: Some(SizeSpec(Bytes(1 << 20))), frames: None, counts_in_service: true }
 }
 
 /// Limits of one output queue; a frame that would exceed either is dropped (drop-tail).

@@ -5,15 +5,47 @@ use crate::engine::rng;
 use crate::ids::LinkId;
 use crate::mechanisms::csma::phy::bus::Bus;
 use crate::mechanisms::csma::phy::medium::{Geometry, Medium};
+use crate::mechanisms::csma::scenario::schema::SegmentSpec;
 use crate::phy::{ByLink, Link};
 use crate::scenario::error::ScenarioError;
-use crate::scenario::schema::{Scenario, SegmentSpec};
+use crate::scenario::schema::Scenario;
 use crate::scenario::topology::{Role, Topology};
 use crate::sim::MeasureWindow;
 use crate::time::{Bytes, Duration};
 use crate::wire::ethernet;
 
-use crate::scenario::common::Result;
+use crate::scenario::common::{Result, ScenarioMechanismSpec, ScenarioSite};
+
+/// The scenario's `segments`: refused beyond the limits on stations, built after the
+/// point-to-point links (their links follow them), warned about when a round trip is
+/// longer than the slot time.
+impl ScenarioMechanismSpec for Vec<SegmentSpec> {
+    fn check_sizes(&self, _s: &Scenario) -> Result<()> {
+        let stations: usize = self.iter().map(|g| g.stations.len()).sum();
+        let pairs: usize = self.iter().map(|g| g.stations.len().saturating_mul(g.stations.len())).sum();
+        if stations > MAX_STATIONS_TOTAL || pairs > MAX_STATION_PAIRS {
+            return Err(ScenarioError::at(
+                "segments",
+                format!(
+                    "{stations} stations ({pairs} station pairs) exceed the limits of {MAX_STATIONS_TOTAL} \
+                     stations and {MAX_STATION_PAIRS} pairs on all segments"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn attach(&self, site: &mut ScenarioSite<'_>) -> Result<()> {
+        let (links, buses) = segments(site.scenario, site.topo, site.window)?;
+        site.links.extend(links);
+        site.attached.segments = buses;
+        Ok(())
+    }
+
+    fn warnings(&self, s: &Scenario) -> Vec<String> {
+        warnings(s)
+    }
+}
 
 /// The physical settings of a segment, checked: a rate whose bit time is a whole number of
 /// picoseconds, a signal speed, repeaters and delays within bounds, a maximum frame.
@@ -72,9 +104,9 @@ fn check_segment(spec: &SegmentSpec, path: &str) -> Result<()> {
 /// The segments' links, after the point-to-point ones: geometry, stations and, per
 /// destination host, the station each frame for it goes to (the destination itself, or
 /// the first switch on the segment nearest it). Statistics count over the measurement
-/// window, if there is one.
-/// The segments' links, and their buses to keep beside the links (`AttachedState::segments`).
-pub(crate) fn segments(
+/// window, if there is one. Each segment's bus is kept beside the links
+/// (`AttachedState::segments`).
+fn segments(
     s: &Scenario,
     topo: &Topology,
     window: Option<&MeasureWindow>,
@@ -140,7 +172,7 @@ pub(crate) fn segments(
 /// What is valid but pointless in the scenario's segments: a round trip longer than the
 /// slot time, in which a station may finish a short frame before a collision reaches it
 /// (IEEE 802.3 clause 8 bounds a segment so that it cannot).
-pub(crate) fn warnings(s: &Scenario) -> Vec<String> {
+fn warnings(s: &Scenario) -> Vec<String> {
     let mut out = Vec::new();
     for (k, seg) in s.segments.iter().enumerate() {
         // The longest path runs between the two stations furthest apart (delay grows with

@@ -4,6 +4,7 @@
 use crate::ids::{LinkId, PortId};
 use crate::mechanisms::pause::node::headroom::{self, PauseInput, RateRange};
 use crate::mechanisms::pause::node::state::{PauseReceiver, PeriodicPause, PortPause, ThresholdPause};
+use crate::mechanisms::pause::scenario::schema::PauseGeneratorSpec;
 use crate::mechanisms::pause::wire;
 use crate::node::Port;
 use crate::phy::Link;
@@ -14,11 +15,19 @@ use crate::sim::attach::{AttachedState, PortAttachment};
 use crate::time::{Bytes, Duration, SimTime};
 use crate::wire::ethernet;
 
-use crate::scenario::common::Result;
+use crate::scenario::common::{Result, ScenarioMechanismSpec, ScenarioSite};
+
+/// IEEE 802.3x flow control, listed by its key on the scenario (`pause_generators`):
+/// its builder reads every host's and switch's `pause` too, after the segments' links.
+impl ScenarioMechanismSpec for Vec<PauseGeneratorSpec> {
+    fn attach(&self, site: &mut ScenarioSite<'_>) -> Result<()> {
+        flow_control(site.scenario, site.topo, site.links, site.attached, site.ports)
+    }
+}
 
 /// Each port's IEEE 802.3x settings: whether it honours PAUSE, a switch's threshold
 /// flow control on its outputs, and the periodic generators.
-pub(crate) fn flow_control(
+fn flow_control(
     s: &Scenario,
     topo: &Topology,
     links: &[Link],
