@@ -13,9 +13,8 @@ use crate::sim::attach::closers;
 use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
-use crate::sim::trace::TraceRecord;
 use crate::time::{BitRate, Duration};
-use crate::wire::{mac_control, PacketRef};
+use crate::wire::mac_control;
 
 impl Network {
     /// The current rate of the link direction `port` transmits on.
@@ -24,18 +23,11 @@ impl Network {
         self.links[p.link.index()].dirs[p.end].rate()
     }
 
-    /// A MAC control frame arrived whole at `port`. A PAUSE frame pauses the port's data
-    /// transmissions if it honours PAUSE; every control frame is counted and discarded.
-    pub(crate) fn receive_control(&mut self, sched: &mut Scheduler<Event>, port: PortId, r: PacketRef) {
+    /// A PAUSE frame asking for `quanta` arrived whole at `port` (handed here by the
+    /// registry): it pauses the port's data transmissions if the port honours PAUSE, and
+    /// is counted either way.
+    pub(crate) fn on_pause_frame(&mut self, sched: &mut Scheduler<Event>, port: PortId, quanta: u16) {
         let now = sched.now();
-        let pkt = self.packets.remove(r);
-        self.ports[port.index()].count_control_received();
-        if let Some((opcode, parameter)) = mac_control::operation(&pkt) {
-            self.trace.emit(now, || TraceRecord::ControlReceived { port, opcode, parameter });
-        }
-        let Some(quanta) = wire::pause_quanta(&pkt) else {
-            return; // no other MAC control opcode is modelled
-        };
         // Quanta are bit times of the receiving MAC's own link (802.3 Annex 31B.2).
         let length = wire::quanta_duration(quanta, self.tx_rate(port));
         let frame_end = self.ports[port.index()].frame_end(now);

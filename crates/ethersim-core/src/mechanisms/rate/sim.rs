@@ -9,7 +9,6 @@
 use crate::engine::{Generation, Scheduler};
 use crate::ids::LinkId;
 use crate::node::Moment;
-use crate::phy::Closer;
 use crate::sim::attach::MechanismTimer;
 use crate::sim::event::Event;
 use crate::sim::network::Network;
@@ -62,19 +61,6 @@ impl Network {
                 self.close_link_gate(sched, port, sw.dark_until);
             }
         }
-    }
-
-    /// Closes `port`'s gate for its link until `until`, or longer if the link is already
-    /// dark longer (an outage and a rate switch share the link's closer).
-    pub(crate) fn close_link_gate(
-        &mut self,
-        sched: &mut Scheduler<Event>,
-        port: crate::ids::PortId,
-        until: crate::time::SimTime,
-    ) {
-        let now = sched.now();
-        let held = self.ports[port.index()].gate.closed_until(Closer::LINK, now);
-        self.close_gate(sched, port, Closer::LINK, held.map_or(until, |h| h.max(until)));
     }
 
     /// A moment of `port`'s queue, an end its link's rate policy watches.

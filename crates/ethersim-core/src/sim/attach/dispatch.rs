@@ -9,6 +9,7 @@ use crate::ids::{LinkId, PortId};
 use crate::mechanisms::csma::sim::results::{station_results, StationResult};
 use crate::mechanisms::lpi::phy::report::LpiPortReport;
 use crate::mechanisms::pause::node::state::PausePortReport;
+use crate::mechanisms::pause::wire::OPCODE_PAUSE;
 use crate::mechanisms::rate::phy::records::{RateLinkReport, RatePortReport};
 use crate::node::Moment;
 use crate::phy::FrameClass;
@@ -83,6 +84,21 @@ impl MechanismTimer {
 }
 
 impl Network {
+    /// A MAC control frame of `opcode` with its first parameter `parameter` arrived at
+    /// `port`: the operation it names acts on it (PAUSE, 802.3 Annex 31B); no other
+    /// opcode is modelled, and such a frame is only counted.
+    pub(in crate::sim) fn control_operation(
+        &mut self,
+        sched: &mut Scheduler<Event>,
+        port: PortId,
+        opcode: u16,
+        parameter: u16,
+    ) {
+        if opcode == OPCODE_PAUSE {
+            self.on_pause_frame(sched, port, parameter);
+        }
+    }
+
     /// `port`, a station of a shared medium, may start a frame of `class`: the medium's
     /// MAC takes it (a CSMA/CD segment's, the one shared medium modelled). Returns the
     /// frame's length.

@@ -6,7 +6,7 @@ use crate::phy::FrameClass;
 use crate::sim::event::Event;
 use crate::sim::network::{Network, Node};
 use crate::sim::trace::{DropReason, TraceRecord};
-use crate::wire::{PacketKind, PacketRef};
+use crate::wire::{mac_control, PacketKind, PacketRef};
 
 impl Network {
     pub(in crate::sim) fn on_arrival(
@@ -39,6 +39,18 @@ impl Network {
             self.frame_received(now, receiver, arrived.pkt);
         }
         self.receive(sched, receiver, arrived.pkt);
+    }
+
+    /// A MAC control frame arrived whole at `port` (802.3 Annex 31A): counted, traced,
+    /// handed to the operation its opcode names (the registry), and discarded.
+    #[inline(never)]
+    fn receive_control(&mut self, sched: &mut Scheduler<Event>, port: PortId, r: PacketRef) {
+        let now = sched.now();
+        let pkt = self.packets.remove(r);
+        self.ports[port.index()].count_control_received();
+        let Some((opcode, parameter)) = mac_control::operation(&pkt) else { return };
+        self.trace.emit(now, || TraceRecord::ControlReceived { port, opcode, parameter });
+        self.control_operation(sched, port, opcode, parameter);
     }
 
     /// `port` received the packet `r` whole: a switch forwards it, a host takes it in.

@@ -182,6 +182,14 @@ impl Network {
         self.try_start(sched, port);
     }
 
+    /// Closes `port`'s gate for its link until `until`, or longer if the link is already
+    /// dark longer (an outage and a rate switch share the link's closer).
+    pub(crate) fn close_link_gate(&mut self, sched: &mut Scheduler<Event>, port: PortId, until: SimTime) {
+        let now = sched.now();
+        let held = self.ports[port.index()].gate.closed_until(Closer::LINK, now);
+        self.close_gate(sched, port, Closer::LINK, held.map_or(until, |h| h.max(until)));
+    }
+
     /// `closer` opens `port`'s gate; a waiting frame starts if nothing else holds it.
     pub fn open_gate(&mut self, sched: &mut Scheduler<Event>, port: PortId, closer: Closer) {
         self.change_gate(sched.now(), port, closer, None);
