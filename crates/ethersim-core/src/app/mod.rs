@@ -109,8 +109,9 @@ pub enum EndpointKind {
 pub struct Endpoint {
     /// The host it lives on.
     pub host: NodeId,
-    /// The flow it was made for (packets it sends belong to it unless they say otherwise).
-    pub flow: FlowId,
+    /// The flow it was made for (packets it sends belong to it unless they say
+    /// otherwise); none for an MPI job's ranks on a node with no flow to any other.
+    pub flow: Option<FlowId>,
     /// The flows it is the source end of: they complete only once it has finished.
     pub source_of: Vec<FlowId>,
     /// Which end.
@@ -132,13 +133,13 @@ impl Endpoint {
     /// A new endpoint; `rng` is its own named stream.
     pub fn new(
         host: NodeId,
-        flow: FlowId,
+        flow: Option<FlowId>,
         role: Role,
         start: SimTime,
         kind: EndpointKind,
         rng: Stream,
     ) -> Self {
-        let source_of = if role == Role::Source { vec![flow] } else { Vec::new() };
+        let source_of = if role == Role::Source { flow.into_iter().collect() } else { Vec::new() };
         Endpoint {
             host,
             flow,

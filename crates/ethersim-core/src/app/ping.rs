@@ -91,7 +91,7 @@ impl PingClient {
 /// A request waiting to be answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct PendingReply {
-    flow: FlowId,
+    flow: Option<FlowId>,
     seq: u64,
     payload: u32,
     echo: SimTime,
@@ -127,7 +127,7 @@ impl PingResponder {
         // poll answered Send only with a reply pending.
         let r = self.pending.pop_front().expect("a pending reply");
         Outgoing {
-            flow: Some(r.flow),
+            flow: r.flow,
             to: Role::Source,
             kind: PacketKind::Data,
             protocol: Protocol::IcmpEcho,
@@ -138,7 +138,7 @@ impl PingResponder {
     }
 
     pub(super) fn has_pending(&self, flow: FlowId) -> bool {
-        self.pending.iter().any(|r| r.flow == flow)
+        self.pending.iter().any(|r| r.flow == Some(flow))
     }
 }
 
@@ -155,7 +155,7 @@ mod tests {
             kind: PacketKind::Data,
             protocol: Protocol::IcmpEcho,
             to: Role::Sink,
-            flow: FlowId(0),
+            flow: Some(FlowId::new(0)),
             src: NodeId(0),
             dst: NodeId(1),
             seq,
@@ -194,10 +194,10 @@ mod tests {
         assert_eq!(r.poll(false), Next::WaitForBuffer);
         assert_eq!(r.poll(true), Next::Send);
         let first = r.take();
-        assert_eq!((first.flow, first.seq, first.echo), (Some(FlowId(0)), 3, SimTime(10)));
+        assert_eq!((first.flow, first.seq, first.echo), (Some(FlowId::new(0)), 3, SimTime(10)));
         assert_eq!(first.to, Role::Source);
-        assert!(r.has_pending(FlowId(0)) && !r.has_pending(FlowId(1)));
+        assert!(r.has_pending(FlowId::new(0)) && !r.has_pending(FlowId::new(1)));
         assert_eq!(r.take().seq, 4);
-        assert!(!r.has_pending(FlowId(0)));
+        assert!(!r.has_pending(FlowId::new(0)));
     }
 }

@@ -52,7 +52,7 @@ pub fn ipv4_address(node: NodeId) -> [u8; 4] {
 /// The port of `flow`'s source end.
 pub fn source_port(flow: FlowId) -> u16 {
     // The remainder is below 16384, so the sum stays within u16.
-    EPHEMERAL_BASE + (flow.0 % EPHEMERAL_PORTS) as u16
+    EPHEMERAL_BASE + (flow.number() % EPHEMERAL_PORTS) as u16
 }
 
 /// Builds frame bytes, reusing its buffers from frame to frame.
@@ -80,7 +80,7 @@ impl FrameEncoder {
                 builder.write(&mut self.frame, data).expect("writing to a Vec cannot fail");
             }
             (Protocol::IcmpEcho, _) => {
-                let id = pkt.flow.0 as u16;
+                let id = pkt.flow.map_or(0, FlowId::number) as u16;
                 let seq = pkt.seq as u16;
                 let builder = ip_builder(pkt);
                 let builder = if pkt.to == Role::Sink {
@@ -132,7 +132,8 @@ fn ip_builder(pkt: &Packet) -> etherparse::PacketBuilderStep<etherparse::IpHeade
 /// The (source, destination) ports of a packet of a flow: the source end's ephemeral
 /// port and the service port, swapped for packets travelling to the source end.
 fn ports(pkt: &Packet) -> (u16, u16) {
-    let ephemeral = source_port(pkt.flow);
+    // A packet with ports (UDP, TCP) belongs to a flow.
+    let ephemeral = pkt.flow.map_or(EPHEMERAL_BASE, source_port);
     match pkt.to {
         Role::Sink => (ephemeral, SERVICE_PORT),
         Role::Source => (SERVICE_PORT, ephemeral),
@@ -198,7 +199,7 @@ mod tests {
             kind: PacketKind::Data,
             protocol,
             to,
-            flow: FlowId(3),
+            flow: Some(FlowId::new(3)),
             src: NodeId(0),
             dst: NodeId(1),
             seq: (1 << 32) + 1000,

@@ -32,7 +32,7 @@ impl ScriptedLoss {
     }
 
     fn loses(&mut self, pkt: &Packet) -> bool {
-        if pkt.flow != self.flow || pkt.to != self.to {
+        if pkt.flow != Some(self.flow) || pkt.to != self.to {
             return false;
         }
         self.seen += 1;
@@ -102,7 +102,7 @@ mod tests {
             kind: PacketKind::Data,
             protocol: Protocol::Udp,
             to,
-            flow: FlowId(flow),
+            flow: Some(FlowId::new(flow)),
             src: NodeId(0),
             dst: NodeId(1),
             seq: 0,
@@ -115,7 +115,7 @@ mod tests {
 
     #[test]
     fn a_script_loses_exactly_the_frames_it_names() {
-        let script = ScriptedLoss::new(FlowId(1), Role::Sink, vec![5, 2, 2]);
+        let script = ScriptedLoss::new(FlowId::new(1), Role::Sink, vec![5, 2, 2]);
         let mut m = LossModel::new([0.0; 2], rng::stream(1, "t"), vec![script]);
         let mut lost = Vec::new();
         for i in 1..=8 {

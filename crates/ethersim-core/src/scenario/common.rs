@@ -84,7 +84,7 @@ pub(crate) trait ScenarioMechanismSpec {
 
 /// The flow of the application called `name`, or an error at `path`.
 pub(crate) fn flow_named(flows: &[Flow], name: &str, path: &str) -> Result<FlowId> {
-    flows.iter().position(|f| f.name == name).map(|i| FlowId(i as u32)).ok_or_else(|| {
+    flows.iter().position(|f| f.name == name).map(|i| FlowId::new(i as u32)).ok_or_else(|| {
         let known: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
         ScenarioError::at(path, format!("no application named {name:?}; known: {}", known.join(", ")))
     })

@@ -85,7 +85,7 @@ fn job(
     let n = hosts.len() as u32;
     let used = host_pairs(&programs, ranks, per_node, n);
     let first_endpoint = endpoints.len() as u32;
-    let mut flow_of = vec![FlowId::NONE; (n * n) as usize];
+    let mut flow_of: Vec<Option<FlowId>> = vec![None; (n * n) as usize];
     for (a, b) in used {
         let (src, dst) = (hosts[a as usize], hosts[b as usize]);
         let (from, to) = (&spec.nodes[a as usize], &spec.nodes[b as usize]);
@@ -106,7 +106,7 @@ fn job(
                 ),
             ));
         }
-        flow_of[(a * n + b) as usize] = FlowId(flows.len() as u32);
+        flow_of[(a * n + b) as usize] = Some(FlowId::new(flows.len() as u32));
         let ends = [EndpointId(first_endpoint + a), EndpointId(first_endpoint + b)];
         flows.push(Flow::new(format!("{}:{from}->{to}", spec.name), ends, [src, dst], start));
     }
@@ -129,12 +129,10 @@ fn job(
         };
         let local: Vec<Program> = programs.by_ref().take(per_node as usize).collect();
         let node = MpiNode::new(place, local, start);
-        let outgoing: Vec<FlowId> = flow_of[(a * n) as usize..((a + 1) * n) as usize]
-            .iter()
-            .copied()
-            .filter(|&f| f != FlowId::NONE)
-            .collect();
-        let own_flow = outgoing.first().copied().unwrap_or(FlowId::NONE);
+        let outgoing: Vec<FlowId> =
+            flow_of[(a * n) as usize..((a + 1) * n) as usize].iter().copied().flatten().collect();
+        // A job on one node has no flow.
+        let own_flow = outgoing.first().copied();
         let stream = rng::stream(s.seed, &format!("mpi:{}.{}", spec.name, spec.nodes[a as usize]));
         let mut e =
             Endpoint::new(host, own_flow, Role::Sink, start, EndpointKind::Mpi(Box::new(node)), stream);

@@ -89,7 +89,7 @@ mod tests {
             kind: PacketKind::Data,
             protocol: Protocol::Udp,
             to: Role::Sink,
-            flow: FlowId(0),
+            flow: Some(FlowId::new(0)),
             src: NodeId(0),
             dst: NodeId(1),
             seq,

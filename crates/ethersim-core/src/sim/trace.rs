@@ -59,8 +59,8 @@ pub enum TraceRecord {
         port: Option<PortId>,
         /// The node where it was lost.
         node: NodeId,
-        /// Its flow ([`FlowId::NONE`] for control frames).
-        flow: FlowId,
+        /// Its flow (none for a MAC control frame).
+        flow: Option<FlowId>,
         /// Its frame length.
         frame_len: u32,
         /// Why.

@@ -90,7 +90,7 @@ mod tests {
             kind,
             protocol: Protocol::Udp,
             to: Role::Source,
-            flow: FlowId(0),
+            flow: Some(FlowId::new(0)),
             src: NodeId(1),
             dst: NodeId(0),
             seq,

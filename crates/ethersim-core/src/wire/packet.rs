@@ -67,8 +67,8 @@ pub struct Packet {
     pub protocol: Protocol,
     /// The end of its flow it travels to (meaningless for control frames).
     pub to: Role,
-    /// The flow it belongs to ([`FlowId::NONE`] for control frames).
-    pub flow: FlowId,
+    /// The flow it belongs to (none for a MAC control frame).
+    pub flow: Option<FlowId>,
     /// Sending node.
     pub src: NodeId,
     /// Destination node.
@@ -95,7 +95,7 @@ impl Packet {
             kind: PacketKind::Control,
             protocol: Protocol::MacControl,
             to: Role::Sink,
-            flow: FlowId::NONE,
+            flow: None,
             src,
             dst,
             seq: 0,

@@ -59,8 +59,8 @@ pub struct Placement {
     pub per_node: u32,
     /// This node's index in the job.
     pub node: u32,
-    /// The flow to each node of the job, by node index ([`FlowId::NONE`] for this one).
-    pub flow_to: Vec<FlowId>,
+    /// The flow to each node of the job, by node index (none to this one).
+    pub flow_to: Vec<Option<FlowId>>,
     /// Payload bytes per frame.
     pub segment: u64,
     /// Software overhead per call.
@@ -142,7 +142,7 @@ struct Rank {
 struct Message {
     src: u32,
     dst: u32,
-    flow: FlowId,
+    flow: Option<FlowId>,
     remaining: u64,
 }
 
@@ -350,7 +350,7 @@ impl MpiNode {
         }
         self.stats.frames_sent += 1;
         Outgoing {
-            flow: Some(flow),
+            flow,
             to: Role::Sink,
             kind: PacketKind::Data,
             protocol: Protocol::Udp,
@@ -374,7 +374,7 @@ impl MpiNode {
 
     /// Whether a message on `flow` waits in line.
     pub(crate) fn has_pending(&self, flow: FlowId) -> bool {
-        self.line.iter().any(|m| m.flow == flow)
+        self.line.iter().any(|m| m.flow == Some(flow))
     }
 
     /// What the node's ranks sent and received.
@@ -419,7 +419,7 @@ mod tests {
 
     fn node(index: u32, ranks: u32, per_node: u32, call: Call, iterations: u64) -> MpiNode {
         let nodes = ranks.div_ceil(per_node);
-        let flow_to = (0..nodes).map(|n| if n == index { FlowId::NONE } else { FlowId(n) }).collect();
+        let flow_to = (0..nodes).map(|n| (n != index).then(|| FlowId::new(n))).collect();
         let place = Placement {
             ranks,
             per_node,
@@ -514,7 +514,7 @@ mod tests {
             kind: PacketKind::Data,
             protocol: Protocol::Udp,
             to: Role::Sink,
-            flow: FlowId(1),
+            flow: Some(FlowId::new(1)),
             src: crate::ids::NodeId(1),
             dst: crate::ids::NodeId(0),
             seq: 1 << 32,
@@ -541,7 +541,7 @@ mod tests {
             ranks: 4,
             per_node: 2,
             node: 0,
-            flow_to: vec![FlowId::NONE, FlowId(0)],
+            flow_to: vec![None, Some(FlowId::new(0))],
             segment: 1000,
             overhead: Overhead { fixed: Duration::from_us(1), per_byte_ps: 10 },
             time_calls: false,

@@ -109,20 +109,20 @@ pub(super) fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<
                 )
             }
         };
-        let flow = FlowId(i as u32);
+        let flow = FlowId::new(i as u32);
         // Each endpoint draws from its own stream, named after the application: a named
         // application keeps its random numbers when others are added or reordered.
         let stream = |end: &str| rng::stream(s.seed, &format!("app:{name}.{end}"));
         let source_end = EndpointId(endpoints.len() as u32);
-        endpoints.push(Endpoint::new(src, flow, End::Source, start, source, stream("arrivals")));
+        endpoints.push(Endpoint::new(src, Some(flow), End::Source, start, source, stream("arrivals")));
         let sink_end = if let Some(kind) = sink {
-            endpoints.push(Endpoint::new(dst, flow, End::Sink, SimTime::ZERO, kind, stream("sink")));
+            endpoints.push(Endpoint::new(dst, Some(flow), End::Sink, SimTime::ZERO, kind, stream("sink")));
             EndpointId(endpoints.len() as u32 - 1)
         } else {
             *responders.entry(dst).or_insert_with(|| {
                 let kind = EndpointKind::PingResponder(PingResponder::default());
                 let stream = rng::stream(s.seed, &format!("host:{}.echo", spec.to()));
-                endpoints.push(Endpoint::new(dst, flow, End::Sink, SimTime::ZERO, kind, stream));
+                endpoints.push(Endpoint::new(dst, Some(flow), End::Sink, SimTime::ZERO, kind, stream));
                 EndpointId(endpoints.len() as u32 - 1)
             })
         };

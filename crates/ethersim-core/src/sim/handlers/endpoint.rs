@@ -34,13 +34,14 @@ impl Network {
                     // A TCP segment's header stays with its endpoint until it is stored
                     // beside the packet; other protocols never look for one.
                     let tcp = if out.protocol == Protocol::Tcp { e.tcp_header() } else { None };
-                    let flow_id = out.flow.unwrap_or(e.flow);
+                    // An endpoint without a flow of its own names one for every packet.
+                    let flow_id = out.flow.or(e.flow).expect("a packet an endpoint sends belongs to a flow");
                     let flow = &mut self.flows[flow_id.index()];
                     let pkt = Packet {
                         kind: out.kind,
                         protocol: out.protocol,
                         to: out.to,
-                        flow: flow_id,
+                        flow: Some(flow_id),
                         src: host,
                         dst: flow.hosts[out.to.index()],
                         seq: out.seq,
@@ -125,9 +126,10 @@ impl Network {
         }
         let tcp = (self.packets.get(r).protocol == Protocol::Tcp).then(|| *self.packets.tcp(r));
         let pkt = self.packets.remove(r);
-        debug_assert!(pkt.kind != PacketKind::Control, "control frames stop at the MAC");
+        // Control frames stop at the MAC: every packet delivered belongs to a flow.
+        let flow_id = pkt.flow.expect("a packet delivered to a host belongs to a flow");
         self.in_flight -= 1;
-        let flow = &mut self.flows[pkt.flow.index()];
+        let flow = &mut self.flows[flow_id.index()];
         flow.in_flight -= 1;
         flow.counters.dirs[pkt.to.index()].received(now, &pkt);
         if pkt.to == Role::Sink && pkt.kind == PacketKind::Data {
@@ -136,14 +138,14 @@ impl Network {
         let endpoint = flow.ends[pkt.to.index()];
         self.trace.emit(now, || TraceRecord::Delivered {
             node,
-            flow: pkt.flow,
+            flow: flow_id,
             to: pkt.to,
             kind: pkt.kind,
             frame_len: pkt.frame_len,
         });
         self.endpoints[endpoint.index()].on_packet(now, &pkt, tcp.as_ref());
         self.drive_endpoint(sched, endpoint);
-        self.check_complete(now, pkt.flow);
+        self.check_complete(now, flow_id);
     }
 
     /// The packet `r` is lost at `node` (at `port`, if a port lost it) for `reason`.
@@ -163,13 +165,13 @@ impl Network {
             frame_len: pkt.frame_len,
             reason,
         });
-        if pkt.kind == PacketKind::Control {
-            return;
-        }
+        let Some(flow_id) = pkt.flow else {
+            return; // a control frame: it belongs to no flow
+        };
         self.in_flight -= 1;
-        let flow = &mut self.flows[pkt.flow.index()];
+        let flow = &mut self.flows[flow_id.index()];
         flow.in_flight -= 1;
         flow.counters.dirs[pkt.to.index()].lost += 1;
-        self.check_complete(now, pkt.flow);
+        self.check_complete(now, flow_id);
     }
 }
