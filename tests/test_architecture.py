@@ -7,8 +7,7 @@
   into a room name the file (``crate::mechanisms::NAME::node``).
 - Within the scenario layer, no builder imports the orchestrator (``scenario::build``):
   shared rules live in ``scenario/common.rs``.
-- No source file outside the tests grows past 600 lines; the files that are longer today
-  are listed with their present length and may only shrink.
+- No source file outside the tests is longer than 600 lines.
 """
 
 from __future__ import annotations
@@ -40,16 +39,6 @@ RANK = {module: i for i, layer in enumerate(LAYERS) for module in layer}
 
 #: Longest a source file may be.
 MAX_LINES = 600
-
-#: Files longer than MAX_LINES today, with their length when this list was made: each may
-#: only shrink (split it, then remove its line here).
-LONG_FILES = {
-    "python/ethersim/studies/capacity_scaling.py": 774,
-    "python/ethersim/studies/capacity_scaling_findings.py": 954,
-    "python/ethersim/studies/contract.py": 781,
-    "python/ethersim/studies/csma_findings.py": 837,
-    "python/ethersim/studies/rps.py": 729,
-}
 
 
 def _code(path: Path) -> str:
@@ -159,17 +148,7 @@ def _sources() -> list[Path]:
 def test_no_source_file_grows_past_600_lines(path: Path) -> None:
     name = str(path.relative_to(ROOT))
     lines = len(path.read_text(encoding="utf-8").splitlines())
-    limit = LONG_FILES.get(name, MAX_LINES)
-    assert lines <= limit, f"{name} has {lines} lines; at most {limit} (split it by job)"
-
-
-def test_the_long_files_listed_still_exist_and_are_long() -> None:
-    # A file split below the limit leaves the list: the exception goes with it.
-    for name in LONG_FILES:
-        path = ROOT / name
-        assert path.exists(), f"{name} is gone: remove it from LONG_FILES"
-        lines = len(path.read_text(encoding="utf-8").splitlines())
-        assert lines > MAX_LINES, f"{name} has {lines} lines now: remove it from LONG_FILES"
+    assert lines <= MAX_LINES, f"{name} has {lines} lines; at most {MAX_LINES} (split it by job)"
 
 
 #: The design's bound (issue 28): the places outside its room that name a link or port
