@@ -19,6 +19,18 @@ impl SeriesLimits {
     pub fn points(max_points: usize) -> Self {
         SeriesLimits { max_points, from: SimTime::ZERO, until: SimTime::NEVER }
     }
+
+    /// The limits that cover both `self` and `other`: the union of their windows and the
+    /// larger point limit (a series kept once for several series that asked for it, each
+    /// of which then takes its own window, [`Series::within`]).
+    #[must_use]
+    pub fn covering(self, other: SeriesLimits) -> SeriesLimits {
+        SeriesLimits {
+            max_points: self.max_points.max(other.max_points),
+            from: self.from.min(other.from),
+            until: self.until.max(other.until),
+        }
+    }
 }
 
 /// The fewest points a series may be limited to: past its limit a series keeps three
@@ -209,6 +221,15 @@ mod tests {
     /// The level of a step series (change points) at `t`.
     fn level_at(points: &[(SimTime, u64)], t: SimTime) -> u64 {
         points.iter().take_while(|p| p.0 <= t).last().map_or(0, |p| p.1)
+    }
+
+    #[test]
+    fn covering_limits_hold_both_windows_and_the_larger_point_limit() {
+        let a = SeriesLimits { max_points: 20, from: SimTime(10), until: SimTime(50) };
+        let b = SeriesLimits { max_points: 100, from: SimTime(30), until: SimTime(90) };
+        let c = a.covering(b);
+        assert_eq!((c.max_points, c.from, c.until), (100, SimTime(10), SimTime(90)));
+        assert_eq!(c, b.covering(a), "the order of the two does not matter");
     }
 
     proptest! {

@@ -160,14 +160,7 @@ impl Lpi {
     /// Keeps the state over time as change points within `limits` (asked again, as the
     /// symmetric mode's two ports may, it keeps the union of the windows).
     pub fn record_series(&mut self, limits: SeriesLimits) {
-        let limits = match self.series.as_deref() {
-            Some((_, l)) => SeriesLimits {
-                max_points: l.max_points.max(limits.max_points),
-                from: l.from.min(limits.from),
-                until: l.until.max(limits.until),
-            },
-            None => limits,
-        };
+        let limits = self.series.as_deref().map_or(limits, |(_, l)| l.covering(limits));
         self.series = Some(Box::new((Series::starting_at(LpiState::Active as u64, limits), limits)));
     }
 

@@ -105,14 +105,7 @@ impl PauseReceiver {
     /// Keeps the frames received over time within `limits` (widened to cover the limits
     /// asked for before, when the port has several series).
     pub fn record_series(&mut self, limits: SeriesLimits) {
-        let limits = match self.series.as_deref() {
-            Some((_, l)) => SeriesLimits {
-                max_points: l.max_points.max(limits.max_points),
-                from: l.from.min(limits.from),
-                until: l.until.max(limits.until),
-            },
-            None => limits,
-        };
+        let limits = self.series.as_deref().map_or(limits, |(_, l)| l.covering(limits));
         self.series = Some(Box::new((Series::starting_at(self.received, limits), limits)));
     }
 
