@@ -426,7 +426,7 @@ def test_a_sigterm_before_a_command_takes_over_exits_143_without_a_traceback() -
         "from ethersim.cli_common import Terminated\n"
         "def parsing(*a, **k):\n"
         "    raise Terminated\n"
-        "c.app = parsing\n"
+        "c._app_for = lambda args: parsing\n"
         "c.main()\n"
     )
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)

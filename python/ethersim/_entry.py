@@ -9,6 +9,8 @@ the signal. Once the command has ended, a stop is ignored: it exits with its own
 
 from __future__ import annotations
 
+import sys
+
 from ethersim import stopping
 
 __all__ = ["main"]
@@ -16,6 +18,13 @@ __all__ = ["main"]
 
 def main() -> None:
     """Runs the ``ethersim`` command."""
+    if sys.argv[1:] == ["--version"]:
+        # Answered before the command tree is imported (typer alone is a few tens of
+        # milliseconds): the same line `ethersim --version` prints through it.
+        from ethersim._version import __version__
+
+        sys.stdout.write(f"ethersim {__version__}\n")
+        return
     stopping.install()
     try:
         from ethersim import cli

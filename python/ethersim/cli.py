@@ -51,13 +51,14 @@ from ethersim.results import (
 )
 from ethersim.safe_write import missing_folders, remove_folders
 
-app = typer.Typer(
+core_app = typer.Typer(
     name="ethersim",
     help="Fast, deterministic packet-level simulator for Ethernet performance and energy.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
+"""The command with the commands this module defines; :func:`full_app` adds the rest."""
 
 
 class _Watch:
@@ -185,7 +186,7 @@ def _run_command(
     return words
 
 
-@app.command(
+@core_app.command(
     epilog=examples(
         "ethersim run examples/udp-file.toml",
         "ethersim run examples/tcp-file.toml --set 'apps[0].size=5 MB' --out results/tcp",
@@ -368,7 +369,7 @@ def run(
             out_console().print(written, highlight=False)
 
 
-@app.command(
+@core_app.command(
     epilog=examples(
         "ethersim validate examples/eee-ping.toml",
         "ethersim validate examples/tcp-file.toml --set 'links[1].rate=100 Mb/s'",
@@ -406,7 +407,7 @@ def validate(
     out_console().print(Text.assemble(_literal(scenario), f": ok ({counts})"), highlight=False)
 
 
-@app.command(
+@core_app.command(
     epilog=examples(
         "ethersim schema > scenario.schema.json",
         "ethersim schema --markdown > scenarios.md",
@@ -434,7 +435,7 @@ def schema(
         sys.stdout.write(json.dumps(api.schema(), indent=2) + "\n")
 
 
-@app.command(epilog=examples("ethersim bench", "ethersim bench --scenario tcp-file-500MB"))
+@core_app.command(epilog=examples("ethersim bench", "ethersim bench --scenario tcp-file-500MB"))
 @_closed_pipe_is_success
 def bench(
     name: Annotated[
@@ -450,31 +451,65 @@ def bench(
     sys.stdout.write(json.dumps(figures, indent=2) + "\n")
 
 
+CORE_COMMANDS = frozenset({"run", "validate", "schema", "bench"})
+"""The commands this module defines itself. Invoked by name, one of these runs with the
+command tree built of these alone: the other commands' modules (studies, sweeps,
+models, reports: pandas, DuckDB, scipy behind them) are not imported."""
+
+_subcommands_added = False
+
+
 def _add_subcommands() -> None:
+    """Adds every command defined in another module (once)."""
+    global _subcommands_added
+    if _subcommands_added:
+        return
+    _subcommands_added = True
     from ethersim import cli_mpi, cli_report, cli_sweep, cli_whatif
     from ethersim.cli_model import model_app
     from ethersim.cli_reproduce import reproduce_app
 
-    app.add_typer(model_app)
-    app.add_typer(reproduce_app)
-    cli_report.register(app)
-    cli_sweep.register(app)
-    cli_mpi.register(app)
-    cli_whatif.register(app)
+    core_app.add_typer(model_app)
+    core_app.add_typer(reproduce_app)
+    cli_report.register(core_app)
+    cli_sweep.register(core_app)
+    cli_mpi.register(core_app)
+    cli_whatif.register(core_app)
 
 
-_add_subcommands()
+def full_app() -> typer.Typer:
+    """The ``ethersim`` command with every command (for ``--help``, an unknown word, and
+    tests that invoke it in-process)."""
+    _add_subcommands()
+    return core_app
+
+
+def _app_for(args: list[str]) -> typer.Typer:
+    """The command tree ``args`` needs: the core commands alone when the first word names
+    one of them (help for that command included: it lists no other command); every
+    command otherwise."""
+    if args and args[0] in CORE_COMMANDS:
+        return core_app
+    return full_app()
+
+
+def __getattr__(name: str) -> Any:
+    # ``ethersim.cli.app`` is the whole command (every command's module imported on
+    # first use of the name), as it was before the core commands could run alone.
+    if name == "app":
+        return full_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _print_version(value: bool) -> None:
     if value:
-        from importlib.metadata import version
+        from ethersim._version import __version__
 
-        sys.stdout.write(f"ethersim {version('ethersim')}\n")
+        sys.stdout.write(f"ethersim {__version__}\n")
         raise typer.Exit(0)
 
 
-@app.callback()
+@core_app.callback()
 def _options(
     version: Annotated[
         bool,
@@ -532,7 +567,7 @@ def main() -> None:
     stopping.install()  # again, for `python -m ethersim.cli`: harmless when done
     _escape_usage_errors()
     try:
-        app()
+        _app_for(sys.argv[1:])()
     except SystemExit as e:
         # typer turns a Ctrl-C no command caught into a silent exit 130: say it.
         stops = stopping.EXIT_STATUS.values()

@@ -1,0 +1,86 @@
+"""What the ``ethersim`` command imports before it does its work (issue 29: start-up).
+
+Asserted by module names, not by time: ``--version`` imports no command-line library,
+and a run imports none of the other commands' modules (studies, sweeps, models, reports)
+nor the table libraries a run without ``--out`` does not write with.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Runs the command in-process with the given words, then prints, as JSON, which of the
+# named modules were imported by the time it ended.
+PROBE = """
+import atexit, json, sys
+watched = {watched!r}
+atexit.register(lambda: print(json.dumps(sorted(m for m in watched if m in sys.modules))))
+sys.argv = ["ethersim", *{words!r}]
+from ethersim._entry import main
+main()
+"""
+
+OTHER_COMMANDS = [
+    "ethersim.cli_model",
+    "ethersim.cli_reproduce",
+    "ethersim.cli_sweep",
+    "ethersim.cli_report",
+    "ethersim.cli_mpi",
+    "ethersim.cli_whatif",
+    "ethersim.studies",
+    "ethersim.sweeps",
+]
+
+
+def _imported(words: list[str], watched: list[str]) -> tuple[list[str], str]:
+    code = PROBE.format(watched=watched, words=words)
+    p = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert p.returncode == 0, p.stderr
+    last = p.stdout.strip().splitlines()[-1]
+    return json.loads(last), p.stdout
+
+
+def test_version_imports_no_command_line_library() -> None:
+    loaded, out = _imported(["--version"], ["typer", "rich", "click", "ethersim.cli"])
+    assert loaded == []
+    from ethersim import __version__
+
+    assert out.splitlines()[0] == f"ethersim {__version__}"
+
+
+def test_version_says_the_same_through_the_command_tree() -> None:
+    # `python -m ethersim.cli --version` goes through typer: the same line.
+    p = subprocess.run(
+        [sys.executable, "-m", "ethersim.cli", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    fast = subprocess.run(
+        [sys.executable, "-m", "ethersim", "--version"], capture_output=True, text=True, check=False
+    )
+    assert p.returncode == fast.returncode == 0
+    assert p.stdout == fast.stdout
+
+
+def test_a_run_imports_no_other_command_and_no_table_library() -> None:
+    watched = [*OTHER_COMMANDS, "pandas", "pyarrow", "duckdb", "scipy", "matplotlib"]
+    loaded, _ = _imported(["run", "examples/udp-file.toml", "-q"], watched)
+    assert loaded == []
+
+
+def test_help_still_lists_every_command() -> None:
+    p = subprocess.run(
+        [sys.executable, "-m", "ethersim", "--help"], capture_output=True, text=True, check=False
+    )
+    assert p.returncode == 0
+    every = ("run", "validate", "sweep", "reproduce", "model", "report", "what-if", "mpi-trace")
+    for command in every:
+        assert f" {command} " in p.stdout, command
