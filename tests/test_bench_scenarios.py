@@ -37,3 +37,21 @@ def test_a_bench_scenario_exercises_each_port_attachment(tmp_path: Path) -> None
         if any((sw.get("pause") or {}).get("send") for sw in checked["switches"]):
             found.add("threshold pause")
     assert found == {"eee", "rate_switching", "shaper", "threshold pause"}, found
+
+
+def test_the_generated_scenarios_hold_what_their_documents_say(tmp_path: Path) -> None:
+    # The dumbbell: a sender and a receiver per flow, a link each plus the bottleneck,
+    # one TCP transfer per flow starting 10 us after the one before.
+    path = tmp_path / "dumbbell.toml"
+    path.write_text(SCENARIOS["tcp-dumbbell-100"], encoding="utf-8")
+    checked = ethersim.validate(path)
+    assert (len(checked["hosts"]), len(checked["links"]), len(checked["apps"])) == (200, 201, 100)
+    assert {a["kind"] for a in checked["apps"]} == {"tcp_bulk"}
+    # Many flows: 10,000 flows from 100 senders to 100 receivers, one between each sender
+    # and each receiver.
+    path = tmp_path / "flows.toml"
+    path.write_text(SCENARIOS["flows-poisson-10000"], encoding="utf-8")
+    checked = ethersim.validate(path)
+    apps = checked["apps"]
+    assert len(apps) == 10_000 and len(checked["hosts"]) == 200
+    assert len({(a["from"], a["to"]) for a in apps}) == 10_000

@@ -20,13 +20,18 @@ __all__ = ["bench_scenarios", "measure_one", "run_all"]
 
 
 def bench_scenarios() -> dict[str, str]:
-    """The packaged bench scenarios: name → TOML text."""
+    """The bench scenarios: name → TOML text. The packaged files first, then those
+    written by code (:mod:`ethersim.bench_generated`: a 100-flow TCP dumbbell, 10,000
+    Poisson flows)."""
+    from ethersim.bench_generated import GENERATED
+
     folder = resources.files("ethersim") / "bench_scenarios"
-    return {
+    files = {
         entry.name.removesuffix(".toml"): entry.read_text(encoding="utf-8")
         for entry in sorted(folder.iterdir(), key=lambda e: e.name)
         if entry.name.endswith(".toml")
     }
+    return files | {name: write() for name, write in GENERATED.items()}
 
 
 def measure_one(text: str) -> dict[str, Any]:
