@@ -292,6 +292,31 @@ def test_a_run_with_many_flows_prints_the_first_rows_and_counts_the_rest() -> No
     assert len(text.splitlines()) < 120, text
 
 
+def test_with_rows_hidden_the_flows_table_ends_with_every_flows_totals() -> None:
+    import io
+
+    import ethersim
+    from ethersim import cli_summary
+    from rich.console import Console
+
+    result = ethersim.run(ROOT / "examples" / "poisson-fan-in.toml", overrides=["duration=5 ms"])
+    one = result.summary["flows"][0]
+    counts = {"packets_sent": 10, "packets_received": 8, "lost": 2, "send_drops": 5}
+    # 3,000 flows of 10 sent, 8 received, 2 lost and 5 dropped at the sender: 30,000,
+    # 24,000, 6,000 and 15,000; loss (6,000 + 15,000) / (30,000 + 15,000) = 46.7%.
+    result.summary["flows"] = [dict(one, name=f"f{i}", **counts) for i in range(3000)]
+    buffer = io.StringIO()
+    original = cli_summary.out_console
+    cli_summary.out_console = lambda: Console(file=buffer, width=100)  # type: ignore[assignment]
+    try:
+        cli_summary.print_summary(result)
+    finally:
+        cli_summary.out_console = original
+    totals = [line for line in buffer.getvalue().splitlines() if "all 3,000" in line]
+    assert len(totals) == 1, buffer.getvalue()
+    assert totals[0].split()[2:] == ["30,000", "24,000", "6,000", "15,000", "46.7%"], totals
+
+
 TRACE = ROOT / "examples" / "traces" / "office.pcapng"
 PROFILE = "t_base_s,communications,mean_bytes,bandwidth_bps\n1,100,1000,1e9\n"
 

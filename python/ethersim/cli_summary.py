@@ -65,13 +65,20 @@ def _print(
     items: Sequence[Any],
     row: Callable[[Any], Iterable[str]],
     noun: str,
+    total: Callable[[Sequence[Any]], Iterable[str]] | None = None,
 ) -> None:
-    """Prints up to :data:`MAX_ROWS` of ``items`` as a table, then how many are hidden."""
+    """Prints up to :data:`MAX_ROWS` of ``items`` as a table, then how many are hidden.
+    With rows hidden, ``total`` (when given) makes a last row of the whole set's totals,
+    so that what the terminal shows still accounts for every item."""
     if not items:
         return
     table = _table(title, columns)
-    for item in items[:MAX_ROWS]:
-        table.add_row(*(literal(c) for c in row(item)))
+    shown = items[:MAX_ROWS]
+    for i, item in enumerate(shown):
+        last = i == len(shown) - 1
+        table.add_row(*(literal(c) for c in row(item)), end_section=last and total is not None)
+    if total is not None and len(items) > MAX_ROWS:
+        table.add_row(*(literal(c) for c in total(items)))
     console = out_console()
     console.print(table)
     hidden = len(items) - MAX_ROWS
@@ -151,6 +158,7 @@ def _flows(s: dict[str, Any]) -> None:
             fmt_percent(100 * f["loss_fraction"]),
         ),
         "flows",
+        _flow_totals,
     )
     _print(
         "delivery",
@@ -171,6 +179,20 @@ def _flows(s: dict[str, Any]) -> None:
         ),
         "flows",
     )
+
+
+def _flow_totals(flows: Sequence[dict[str, Any]]) -> tuple[str, ...]:
+    """The flows table's last row with rows hidden: every flow's packets summed, and the
+    loss of them all, as a flow's loss is counted (lost in the network or at the sender,
+    over generated: sent plus sender drops)."""
+    sent, received, lost, drops = (
+        sum(f[key] for f in flows)
+        for key in ("packets_sent", "packets_received", "lost", "send_drops")
+    )
+    generated = sent + drops
+    loss = 100 * (lost + drops) / generated if generated else 0.0
+    counts = (fmt_count(n) for n in (sent, received, lost, drops))
+    return (f"all {len(flows):,}", "", *counts, fmt_percent(loss))
 
 
 def _pings(s: dict[str, Any]) -> None:
