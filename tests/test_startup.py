@@ -34,6 +34,8 @@ OTHER_COMMANDS = [
     "ethersim.cli_whatif",
     "ethersim.studies",
     "ethersim.sweeps",
+    "ethersim.benchmark",
+    "ethersim.schema_doc",
 ]
 
 

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ethersim import api, benchmark, schema_doc, stopping
+from ethersim import api, stopping
 from ethersim.cli_common import (
     Terminated,
     err_console,
@@ -430,6 +430,8 @@ def schema(
         sys.stdout.write(json.dumps(SCHEMA, indent=2) + "\n")
         return
     if markdown:
+        from ethersim import schema_doc
+
         sys.stdout.write(schema_doc.render(api.schema()))
     else:
         sys.stdout.write(json.dumps(api.schema(), indent=2) + "\n")
@@ -445,6 +447,8 @@ def bench(
 ) -> None:
     """Run the fixed bench scenarios, one process each, and print their figures as JSON."""
     try:
+        from ethersim import benchmark
+
         figures = benchmark.run_all(name or None)
     except EthersimError as e:
         raise _fail(e) from None
