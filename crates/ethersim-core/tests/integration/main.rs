@@ -9,6 +9,7 @@ mod captures;
 mod common;
 mod csma;
 mod cubic;
+mod delay_percentiles;
 mod delivery;
 mod determinism;
 mod eee;
