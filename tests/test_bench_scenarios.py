@@ -55,3 +55,15 @@ def test_the_generated_scenarios_hold_what_their_documents_say(tmp_path: Path) -
     apps = checked["apps"]
     assert len(apps) == 10_000 and len(checked["hosts"]) == 200
     assert len({(a["from"], a["to"]) for a in apps}) == 10_000
+
+
+def test_a_scenarios_peak_memory_is_its_own_not_that_of_the_process_it_came_from() -> None:
+    # The bench process holds 300 MiB while its child runs a light scenario: the figure
+    # must be the child's (the kernel's rusage would carry the parent's peak over).
+    from ethersim.benchmark import _run_child
+
+    ballast = bytearray(300 * 1024 * 1024)
+    ballast[::4096] = b"\x01" * len(ballast[::4096])  # touch every page
+    figures = _run_child("eee-10g-poisson")
+    assert 5 < figures["peak_rss_mib"] < 200, figures
+    del ballast
