@@ -7,10 +7,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import pytest
 from scenario_edits import sets
+
+if TYPE_CHECKING:
+    from ethersim.results import Result
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "udp-file.toml"
@@ -267,25 +271,32 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Pa
         assert "capacity scaling" in text and "mean service rate" in text
 
 
-def test_a_run_with_many_flows_prints_the_first_rows_and_counts_the_rest() -> None:
+def _printed_summary(result: Result, width: int) -> str:
+    """What ``ethersim run`` prints of ``result`` on a terminal ``width`` columns wide."""
     import io
 
-    import ethersim
     from ethersim import cli_summary
     from rich.console import Console
+
+    buffer = io.StringIO()
+    original = cli_summary.out_console
+    cli_summary.out_console = lambda: Console(file=buffer, width=width)  # type: ignore[assignment]
+    try:
+        cli_summary.print_summary(result)
+    finally:
+        cli_summary.out_console = original
+    return buffer.getvalue()
+
+
+def test_a_run_with_many_flows_prints_the_first_rows_and_counts_the_rest() -> None:
+    import ethersim
+    from ethersim import cli_summary
 
     result = ethersim.run(ROOT / "examples" / "poisson-fan-in.toml", overrides=["duration=5 ms"])
     flows = result.summary["flows"]
     # Many flows, as a large scenario has them: the table's length must not follow them.
     result.summary["flows"] = [dict(f, name=f"f{i}") for i in range(3000) for f in flows[:1]]
-    buffer = io.StringIO()
-    original = cli_summary.out_console
-    cli_summary.out_console = lambda: Console(file=buffer, width=80)  # type: ignore[assignment]
-    try:
-        cli_summary.print_summary(result)
-    finally:
-        cli_summary.out_console = original
-    text = buffer.getvalue()
+    text = _printed_summary(result, width=80)
     shown = cli_summary.MAX_ROWS
     assert f" f{shown - 1} " in text and f" f{shown} " not in text, text
     assert f"... and {3000 - shown:,} more flows" in text, text
@@ -293,11 +304,7 @@ def test_a_run_with_many_flows_prints_the_first_rows_and_counts_the_rest() -> No
 
 
 def test_with_rows_hidden_the_flows_table_ends_with_every_flows_totals() -> None:
-    import io
-
     import ethersim
-    from ethersim import cli_summary
-    from rich.console import Console
 
     result = ethersim.run(ROOT / "examples" / "poisson-fan-in.toml", overrides=["duration=5 ms"])
     one = result.summary["flows"][0]
@@ -305,15 +312,9 @@ def test_with_rows_hidden_the_flows_table_ends_with_every_flows_totals() -> None
     # 3,000 flows of 10 sent, 8 received, 2 lost and 5 dropped at the sender: 30,000,
     # 24,000, 6,000 and 15,000; loss (6,000 + 15,000) / (30,000 + 15,000) = 46.7%.
     result.summary["flows"] = [dict(one, name=f"f{i}", **counts) for i in range(3000)]
-    buffer = io.StringIO()
-    original = cli_summary.out_console
-    cli_summary.out_console = lambda: Console(file=buffer, width=100)  # type: ignore[assignment]
-    try:
-        cli_summary.print_summary(result)
-    finally:
-        cli_summary.out_console = original
-    totals = [line for line in buffer.getvalue().splitlines() if "all 3,000" in line]
-    assert len(totals) == 1, buffer.getvalue()
+    text = _printed_summary(result, width=100)
+    totals = [line for line in text.splitlines() if "all 3,000" in line]
+    assert len(totals) == 1, text
     assert totals[0].split()[2:] == ["30,000", "24,000", "6,000", "15,000", "46.7%"], totals
 
 
