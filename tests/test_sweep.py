@@ -525,6 +525,18 @@ def test_a_sweep_on_dask_without_distributed_names_the_extra(
     assert not (tmp_path / "r.duckdb").exists(), "nothing written before the refusal"
 
 
+def _stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Ask `processes` to end (SIGTERM) and kill any still running after 20 s."""
+    for p in processes:
+        p.terminate()
+    for p in processes:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
 def test_a_dask_cluster_gives_the_local_pools_results(tmp_path: Path) -> None:
     # A real scheduler and two worker processes, started as a user would (dask's own
     # commands), reached through --scheduler.
@@ -560,10 +572,11 @@ def test_a_dask_cluster_gives_the_local_pools_results(tmp_path: Path) -> None:
         )  # fmt: skip
         assert result.exit_code == 0, result.output
     finally:
-        for p in (*workers, scheduler):
-            p.terminate()
-        for p in (*workers, scheduler):
-            p.wait(timeout=30)
+        # Workers first, while the scheduler can still take their goodbyes: a worker whose
+        # scheduler is already gone retries the connection during its graceful close
+        # (distributed's connect timeout is 30 s), which once outlasted this wait in CI.
+        _stop(workers)
+        _stop([scheduler])
     sweep(file, db=tmp_path / "local.duckdb", jobs=2)
     with (
         Store(tmp_path / "dask.duckdb", read_only=True) as a,
