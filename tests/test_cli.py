@@ -239,7 +239,7 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Pa
     # The summary printer shows each mechanism's table when the run used it.
     import io
 
-    from ethersim import cli, cli_summary
+    from ethersim import cli_run, cli_summary
     from rich.console import Console
 
     buffer = io.StringIO()
@@ -247,7 +247,7 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Pa
     original = cli_summary.out_console
     cli_summary.out_console = lambda: console  # type: ignore[assignment]
     try:
-        cli._print_summary(result)
+        cli_run.print_summary(result)
     finally:
         cli_summary.out_console = original
     text = buffer.getvalue()

@@ -330,13 +330,13 @@ def test_two_writers_of_one_folder_never_both_succeed(tmp_path: Path) -> None:
 
 
 def test_an_80_column_terminal_cuts_no_number(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ethersim import cli, cli_summary
+    from ethersim import cli_run, cli_summary
     from rich.console import Console
 
     narrow = Console(width=80, record=True, file=open(os.devnull, "w"))
     monkeypatch.setattr(cli_summary, "out_console", lambda: narrow)
     r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "12345 kB"})
-    cli._print_summary(r)
+    cli_run.print_summary(r)
     text = narrow.export_text()
     narrow.file.close()
     assert "…" not in text, text

@@ -78,6 +78,27 @@ def test_a_run_imports_no_other_command_and_no_table_library() -> None:
     assert loaded == []
 
 
+def test_a_plain_run_imports_no_command_line_library() -> None:
+    # The console script reads a plain run's words itself (ethersim.cli_run.parse).
+    words = ["run", "examples/udp-file.toml", "--set", "apps[0].size=1 MB", "--seed=3"]
+    loaded, out = _imported(words, ["typer", "click", "ethersim.cli"])
+    assert loaded == []
+    assert out.startswith("udp-file  seed 3"), out
+
+
+def test_a_run_typer_must_read_goes_through_typer() -> None:
+    # An option the quick reader does not know is typer's to refuse, with its usage.
+    p = subprocess.run(
+        [sys.executable, "-m", "ethersim", "run", "examples/udp-file.toml", "--seeds", "3"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert p.returncode == 2
+    assert "No such option: --seeds" in p.stderr, p.stderr
+
+
 def test_help_still_lists_every_command() -> None:
     p = subprocess.run(
         [sys.executable, "-m", "ethersim", "--help"], capture_output=True, text=True, check=False

@@ -16,6 +16,23 @@ from ethersim import stopping
 __all__ = ["main"]
 
 
+def _command(args: list[str]) -> None:
+    """Runs the command ``args`` name. A run in the plain forms :func:`ethersim.cli_run.parse`
+    reads goes straight to its work, without typer and click (tens of milliseconds of
+    import); everything else, and every run it is not sure of, goes through the command
+    tree, which alone prints help and usage errors."""
+    if args[:1] == ["run"]:
+        from ethersim import cli_run
+
+        options = cli_run.parse(args[1:])
+        if options is not None:
+            cli_run.run(**options)
+            raise SystemExit(0)  # as typer ends a command that returned
+    from ethersim import cli
+
+    cli.main()
+
+
 def main() -> None:
     """Runs the ``ethersim`` command."""
     if sys.argv[1:] == ["--version"]:
@@ -27,9 +44,7 @@ def main() -> None:
         return
     stopping.install()
     try:
-        from ethersim import cli
-
-        cli.main()
+        _command(sys.argv[1:])
     except SystemExit as e:
         code = e.code
         if isinstance(code, int) and code in stopping.EXIT_STATUS.values() and stopping.received():

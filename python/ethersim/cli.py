@@ -13,43 +13,20 @@ it is, never read as markup, with control characters shown as escapes.
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from ethersim import api, stopping
-from ethersim.cli_common import (
-    Terminated,
-    err_console,
-    examples,
-    finish_writing,
-    hold_signals,
-    out_console,
-    plain_text,
-)
+from ethersim import api, cli_run, stopping
 from ethersim.cli_common import closed_pipe_is_success as _closed_pipe_is_success
 from ethersim.cli_common import count as _count
+from ethersim.cli_common import examples, out_console, plain_text
 from ethersim.cli_common import fail as _fail
-from ethersim.cli_common import fmt_time as _fmt_time
 from ethersim.cli_common import literal as _literal
-from ethersim.cli_common import stopped as _stopped
 from ethersim.cli_common import visible as _visible
-from ethersim.errors import (
-    EthersimError,
-    ScenarioError,
-    WallLimitReached,
-)
-from ethersim.results import (
-    Result,
-    capture_folder,
-    check_output_folder,
-    import_writers,
-    output_path,
-)
-from ethersim.safe_write import missing_folders, remove_folders
+from ethersim.errors import EthersimError
 
 core_app = typer.Typer(
     name="ethersim",
@@ -59,77 +36,6 @@ core_app = typer.Typer(
     add_completion=False,
 )
 """The command with the commands this module defines; :func:`full_app` adds the rest."""
-
-
-class _Watch:
-    """The progress callback of a CLI run: on a terminal, a live progress bar (rich) of
-    simulated time once the run has taken a second (``simulated 1.2 s of 10 s ━━━ 3,400,000
-    events, 12.1 M events/s  elapsed 0:00:01 left 0:00:08``); a line a minute when
-    standard error is a log; and the ``--max-wall`` limit, which ends the run keeping
-    its results (:class:`WallLimitReached`)."""
-
-    def __init__(self, max_wall: float | None) -> None:
-        import time
-
-        self.clock = time.monotonic
-        self.start = self.clock()
-        self.max_wall = max_wall
-        self.live = sys.stderr.isatty()
-        self.next_report = 1.0 if self.live else 60.0
-        self.bar: Any = None
-
-    def __call__(self, sim_s: float, events: int, until_s: float | None) -> None:
-        stopping.check()
-        elapsed = self.clock() - self.start
-        if self.max_wall is not None and elapsed > self.max_wall:
-            raise WallLimitReached(f"--max-wall ({self.max_wall:g} s)")
-        if elapsed < self.next_report:
-            return
-        self.next_report = elapsed + (0.25 if self.live else 60.0)
-        status = f"{events:,} events, {events / elapsed / 1e6:.1f} M events/s"
-        if self.live:
-            self._show(sim_s, until_s, status)
-            return
-        line = f"simulated {_fmt_time(sim_s)}"
-        if until_s:
-            line += f" of {_fmt_time(until_s)}"
-            if sim_s > 0:
-                line += f", about {_fmt_time(elapsed * (until_s - sim_s) / sim_s)} to go"
-        sys.stderr.write(f"{line}; {status}; elapsed {_fmt_time(elapsed)}\n")
-        sys.stderr.flush()
-
-    def _show(self, sim_s: float, until_s: float | None, status: str) -> None:
-        if self.bar is None:
-            from rich.progress import (
-                BarColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self.bar = Progress(
-                TextColumn("simulated {task.fields[sim]}{task.fields[until]}"),
-                BarColumn(),
-                TextColumn("{task.fields[status]}  elapsed"),
-                TimeElapsedColumn(),
-                TextColumn("left"),
-                TimeRemainingColumn(),
-                console=err_console(),
-                transient=True,
-            )
-            self.task = self.bar.add_task("run", total=until_s, sim="", until="", status="")
-            self.bar.start()
-        until = f" of {_fmt_time(until_s)}" if until_s else ""
-        self.bar.update(
-            self.task, completed=sim_s, sim=_fmt_time(sim_s), until=until, status=status
-        )
-
-    def clear(self) -> None:
-        """Removes the live display before anything else is printed."""
-        if self.bar is not None:
-            self.bar.stop()
-            self.bar = None
 
 
 SetOption = Annotated[
@@ -142,50 +48,6 @@ SetOption = Annotated[
 ]
 
 
-def _print_summary(result: Result) -> None:
-    from ethersim.cli_summary import print_summary
-
-    print_summary(result)
-
-
-def _warn(warning: str, shown: list[str]) -> None:
-    """Prints ``warning: ...`` on standard error, and keeps it in ``shown``."""
-    from rich.text import Text
-
-    err_console().print(Text.assemble(("warning: ", "bold yellow"), _literal(warning)))
-    shown.append(warning)
-
-
-def _run_command(
-    scenario: str,
-    out: Path | None,
-    sets: list[str] | None,
-    seed: int | None,
-    pcap: list[str] | None,
-    pcap_limit: str | None,
-    snaplen: int | None,
-    max_wall: float | None,
-) -> list[str]:
-    """The ``ethersim run`` command line that ran, rebuilt from its options (for
-    ``run.json``): the same words whichever way the command was invoked."""
-    words = ["ethersim", "run", scenario]
-    if out is not None:
-        words += ["--out", str(out)]
-    for given in sets or []:
-        words += ["--set", given]
-    if seed is not None:
-        words += ["--seed", str(seed)]
-    for port in pcap or []:
-        words += ["--pcap", port]
-    if pcap_limit is not None:
-        words += ["--pcap-limit", pcap_limit]
-    if snaplen is not None:
-        words += ["--snaplen", str(snaplen)]
-    if max_wall is not None:
-        words += ["--max-wall", f"{max_wall:g}"]
-    return words
-
-
 @core_app.command(
     epilog=examples(
         "ethersim run examples/udp-file.toml",
@@ -193,7 +55,6 @@ def _run_command(
         "ethersim run examples/poisson-fan-in.toml --seed 7 --format json > summary.json",
     )
 )
-@_closed_pipe_is_success
 def run(
     # Taken as text: a path as the user wrote it is named as written ("dir/" stays so).
     scenario: Annotated[
@@ -261,112 +122,18 @@ def run(
     ] = None,
 ) -> None:
     """Run a scenario and print its results."""
-
-    if output_format not in ("table", "json"):
-        raise _fail(
-            ScenarioError(f"{output_format!r} is not a format; expected table or json", "--format")
-        )
-    if max_wall is not None and not math.isfinite(max_wall):
-        raise _fail(ScenarioError(f"{max_wall} is not a number of seconds", "--max-wall"))
-    if seed is not None and not 0 <= seed < 2**64:
-        # Here, not in api.run: the library names its parameter (seed), the user typed --seed.
-        raise _fail(ScenarioError(f"{seed} is out of range; expected 0 to 2^64 - 1", "--seed"))
-    watch = _Watch(max_wall)
-    shown: list[str] = []  # the warnings printed before the run, not printed again after
-    captures_in: Path | None = None
-    made: list[Path] = []  # the folders above --out this run creates
-    results_written = False
-    try:
-        try:
-            if pcap and out is None:
-                raise ScenarioError(
-                    "a capture is written to the output folder; expected --out DIR too", "--pcap"
-                )
-            twice = sorted({port for port in pcap or [] if (pcap or []).count(port) > 1})
-            if twice:
-                raise ScenarioError(
-                    f"{twice[0]!r} is given twice; expected each port once", "--pcap"
-                )
-            for given, option in ((pcap_limit, "--pcap-limit"), (snaplen, "--snaplen")):
-                if given is not None and not pcap:
-                    raise ScenarioError(
-                        "applies to the captures of --pcap; expected --pcap PORT too (a "
-                        "[[captures]] entry takes max_bytes and snaplen)",
-                        option,
-                    )
-            if pcap_limit is not None:
-                from ethersim import _core
-
-                _core.parse_quantity("size", pcap_limit, "--pcap-limit")
-            if out is not None:
-                # Every output path is checked before the work, not after it.
-                check_output_folder(out)
-                made = missing_folders(output_path(out).parent)
-                captures_in = capture_folder(out)
-            result = api.run(
-                scenario,
-                overrides=set_ or [],
-                seed=seed,
-                progress=watch,
-                output=captures_in,
-                captures=pcap or [],
-                capture_max_bytes=pcap_limit,
-                capture_snaplen=snaplen,
-                warn=lambda warning: _warn(warning, shown),
-            )
-            result.provenance["command"] = _run_command(
-                scenario, out, set_, seed, pcap, pcap_limit, snaplen, max_wall
-            )
-            if out is not None:
-                import_writers()
-            hold_signals()
-        except EthersimError as e:
-            watch.clear()
-            raise _fail(e) from None
-        except (KeyboardInterrupt, Terminated) as e:
-            watch.clear()
-            raise _stopped(e, "nothing was written") from None
-        watch.clear()
-        failure = finish_writing(lambda: out is None or result.write(out))
-        if failure is not None:
-            raise _fail(failure)
-        results_written = True
-    finally:
-        # Captures not moved into the results folder (a failed or stopped run) go.
-        if captures_in is not None:
-            import shutil
-
-            shutil.rmtree(captures_in, ignore_errors=True)
-        if not results_written:
-            remove_folders(made)  # a failed or stopped run leaves no folder behind
-    for warning in result.warnings:
-        if warning not in shown:
-            _warn(warning, shown)
-    if result.summary.get("stop_reason") == "wall_limit":
-        from rich.text import Text
-
-        s = result.summary
-        err_console().print(
-            Text.assemble(
-                ("note: ", "bold"),
-                f"the run reached --max-wall ({max_wall:g} s) at simulated time "
-                f"{_fmt_time(s['sim_time_s'])}, after {s['events']:,} events; the results "
-                "are those up to that instant",
-            )
-        )
-    for note in result.decimation_notes():
-        from rich.text import Text
-
-        err_console().print(Text.assemble(("note: ", "bold"), _literal(note)))
-    if not quiet and output_format == "json":
-        sys.stdout.write(result.summary_json())
-    elif not quiet:
-        _print_summary(result)
-        if out is not None:
-            from rich.text import Text
-
-            written = Text.assemble("results written to ", _literal(out), "/")
-            out_console().print(written, highlight=False)
+    cli_run.run(
+        scenario,
+        out=out,
+        set_=set_,
+        seed=seed,
+        pcap=pcap,
+        pcap_limit=pcap_limit,
+        snaplen=snaplen,
+        quiet=quiet,
+        output_format=output_format,
+        max_wall=max_wall,
+    )
 
 
 @core_app.command(

@@ -16,8 +16,6 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ParamSpec
 
-import typer
-
 from ethersim import stopping
 from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
 from ethersim.stopping import Terminated
@@ -111,7 +109,7 @@ def closed_pipe_is_success(command: Callable[P, None]) -> Callable[P, None]:
             sys.stdout.flush()
         except BrokenPipeError:
             silence_stdout()
-            raise typer.Exit(0) from None
+            raise SystemExit(0) from None
         except OSError as e:
             # Standard output failed under us (a full disk, say): say so, not a traceback.
             from rich.text import Text
@@ -119,7 +117,7 @@ def closed_pipe_is_success(command: Callable[P, None]) -> Callable[P, None]:
             silence_stdout()
             why = literal(f"cannot write to standard output: {e.strerror}")
             err_console().print(Text.assemble(("error: ", "bold red"), why))
-            raise typer.Exit(1) from None
+            raise SystemExit(1) from None
 
     return wrapper
 
@@ -138,7 +136,7 @@ def on_sigterm(signum: int, frame: object) -> None:
     raise Terminated
 
 
-def stopped(e: BaseException | None, what: str) -> typer.Exit:
+def stopped(e: BaseException | None, what: str) -> SystemExit:
     """The message and exit status for an interrupt (130) or a SIGTERM (143): from ``e``
     when it is one of the two stops, else from the signal that arrived."""
     from rich.text import Text
@@ -147,7 +145,7 @@ def stopped(e: BaseException | None, what: str) -> typer.Exit:
     word = "terminated" if status == stopping.EXIT_STATUS[signal.SIGTERM] else "interrupted"
     err_console().print(Text.assemble(f"{word}: ", literal(what)), highlight=False)
     stopping.mark_reported()
-    return typer.Exit(status)
+    return SystemExit(status)
 
 
 def exit_status(error: EthersimError) -> int:
@@ -158,7 +156,7 @@ def exit_status(error: EthersimError) -> int:
     return 1
 
 
-def fail(error: EthersimError) -> typer.Exit:
+def fail(error: EthersimError) -> SystemExit:
     """Prints ``error: <what was wrong>`` on standard error; the exit (its status, see
     :func:`exit_status`) to raise. An error that a stop caused (a library turned the
     interrupt into an error of its own: DuckDB's "Query interrupted" read as a database
@@ -171,7 +169,7 @@ def fail(error: EthersimError) -> typer.Exit:
     kind = "error" if not isinstance(error, InternalError) else "internal error"
     message = Text.assemble((f"{kind}: ", "bold red"), literal(error))
     err_console().print(message, highlight=False, soft_wrap=True)
-    return typer.Exit(exit_status(error))
+    return SystemExit(exit_status(error))
 
 
 @functools.cache
@@ -196,6 +194,8 @@ def finite_number(value: float | None) -> float | None:
     """An option callback: NaN and infinity are no value for a number option (a range
     such as ``min=1.0`` lets NaN through, since NaN compares false with everything)."""
     import math
+
+    import typer
 
     if value is not None and not math.isfinite(value):
         raise typer.BadParameter(f"{value} is not a number; expected a finite one")

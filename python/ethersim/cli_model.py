@@ -51,7 +51,7 @@ def _model() -> None:
     # is `ethersim model burst-loss`, not `ethersim model`.
 
 
-def _fail(error: ScenarioError) -> typer.Exit:
+def _fail(error: ScenarioError) -> SystemExit:
     """Prints ``error: <path>: <message>`` on standard error; the exit (status 2) to raise."""
     return fail(error)
 
