@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ethersim.cli_common import literal, out_console
+from ethersim.cli_common import literal, out_console, visible
+from ethersim.cli_table import Column, render
 from ethersim.units import (
     MISSING,
     fmt_bytes,
@@ -25,38 +26,12 @@ from ethersim.units import (
 )
 
 if TYPE_CHECKING:
-    from rich.table import Table
-
     from ethersim.results import Result
 
 __all__ = ["MAX_ROWS", "print_summary"]
 
 #: Rows shown per table; the rest are counted in a line under it.
 MAX_ROWS = 20
-
-#: A column: its header, and whether it holds text (left, may fold) or a number (right,
-#: never wrapped).
-Column = tuple[str, bool]
-
-
-def _table(title: str, columns: Sequence[Column]) -> Table:
-    from rich import box
-    from rich.table import Table
-
-    table = Table(
-        title=title,
-        title_justify="left",
-        title_style="bold",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        padding=(0, 1),
-    )
-    for header, text in columns:
-        if text:
-            table.add_column(header, justify="left", overflow="fold", ratio=1)
-        else:
-            table.add_column(header, justify="right", no_wrap=True)
-    return table
 
 
 def _print(
@@ -72,15 +47,13 @@ def _print(
     so that what the terminal shows still accounts for every item."""
     if not items:
         return
-    table = _table(title, columns)
-    shown = items[:MAX_ROWS]
-    for i, item in enumerate(shown):
-        last = i == len(shown) - 1
-        table.add_row(*(literal(c) for c in row(item)), end_section=last and total is not None)
+    rows = [[visible(c) for c in row(item)] for item in items[:MAX_ROWS]]
+    totals = None
     if total is not None and len(items) > MAX_ROWS:
-        table.add_row(*(literal(c) for c in total(items)))
+        totals = [visible(c) for c in total(items)]
     console = out_console()
-    console.print(table)
+    table = render(title, columns, rows, console.width, totals=totals)
+    console.print(table, highlight=False, soft_wrap=True)
     hidden = len(items) - MAX_ROWS
     if hidden > 0:
         console.print(

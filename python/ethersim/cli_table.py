@@ -1,0 +1,116 @@
+"""A terminal table of text cells, laid out in one pass: the tables ``ethersim run`` prints.
+
+The look is that of rich's ``SIMPLE_HEAD`` tables (a bold title and header, a rule under
+the header, a rule before a totals row): columns are as wide as their widest cell, text
+columns left-aligned and numbers right-aligned. When the table is wider than the
+terminal, the text columns give up width, widest first, and their cells wrap between
+words and fold inside a word too long for the column; a number never wraps.
+
+Why not ``rich.table.Table``: it lays out every cell as a renderable of its own, some
+0.1-0.2 ms a cell, which made a run's tables (a few hundred cells) cost 50-150 ms, as
+much as simulating a 500 MB transfer. The cells here are plain text of known width, so
+their layout is arithmetic; rich still measures each cell's width on the terminal
+(:func:`rich.cells.cell_len`: wide and combining characters), folds text to a width
+(:func:`rich.cells.chop_cells`) and prints (styles, colour, the terminal's width).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.cells import cell_len, chop_cells
+from rich.text import Text
+
+__all__ = ["MIN_TEXT_WIDTH", "Column", "render"]
+
+#: A column: its header, and whether it holds text (left, may wrap) or a number (right,
+#: never wrapped).
+Column = tuple[str, bool]
+
+#: The narrowest a text column is made to fit the terminal (one character a line, as
+#: rich's tables go too: a table wider than the terminal would have every line wrapped).
+MIN_TEXT_WIDTH = 1
+
+#: Between two columns: a space of padding on each side of a space of border.
+_GAP = "   "
+
+
+def render(
+    title: str,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str]],
+    width: int,
+    *,
+    totals: Sequence[str] | None = None,
+) -> Text:
+    """The table as lines of text for a terminal ``width`` cells wide: ``title``, a blank
+    line, the header, a rule, ``rows``, then (when given) a rule and ``totals``, then a
+    blank line. Cells are printed as given: escape user text before (see
+    :func:`ethersim.cli_common.visible`)."""
+    body = [*rows, *([totals] if totals is not None else [])]
+    headers = [header for header, _ in columns]
+    widths = [max(cell_len(cell) for cell in column) for column in zip(headers, *body, strict=True)]
+    _fit(widths, [text for _, text in columns], width)
+    rule = " " + "─" * (sum(widths) + len(_GAP) * (len(widths) - 1))
+    out = Text()
+    out.append(title + "\n", style="bold")
+    out.append("\n")
+    _append_row(out, headers, columns, widths, "bold")
+    out.append(rule + "\n")
+    for row in rows:
+        _append_row(out, row, columns, widths, "")
+    if totals is not None:
+        out.append(rule + "\n")
+        _append_row(out, totals, columns, widths, "")
+    return out
+
+
+def _fit(widths: list[int], is_text: list[bool], width: int) -> None:
+    """Narrows the text columns, widest first, until the table fits ``width`` (edges and
+    gaps included) or every text column is :data:`MIN_TEXT_WIDTH` wide."""
+    excess = sum(widths) + len(_GAP) * (len(widths) - 1) + 2 - width
+    while excess > 0:
+        candidates = [i for i, text in enumerate(is_text) if text and widths[i] > MIN_TEXT_WIDTH]
+        if not candidates:
+            return  # numbers alone are wider than the terminal: it wraps the lines
+        widest = max(candidates, key=lambda i: widths[i])
+        widths[widest] -= 1
+        excess -= 1
+
+
+def _append_row(
+    out: Text, cells: Sequence[str], columns: Sequence[Column], widths: list[int], style: str
+) -> None:
+    """Appends one row (as many lines as its tallest wrapped cell)."""
+    lines = [
+        _wrap(cell, w) if text else [cell]
+        for cell, (_, text), w in zip(cells, columns, widths, strict=True)
+    ]
+    for i in range(max(len(cell_lines) for cell_lines in lines)):
+        parts = []
+        for cell_lines, (_, text), w in zip(lines, columns, widths, strict=True):
+            part = cell_lines[i] if i < len(cell_lines) else ""
+            pad = " " * (w - cell_len(part))
+            parts.append(part + pad if text else pad + part)
+        out.append(" " + _GAP.join(parts).rstrip() + "\n", style=style or None)
+
+
+def _wrap(cell: str, width: int) -> list[str]:
+    """``cell`` in lines at most ``width`` cells wide: broken between words, and inside a
+    word longer than a line."""
+    if cell_len(cell) <= width:
+        return [cell]
+    lines: list[str] = []
+    line = ""
+    for word in cell.split(" "):
+        joined = f"{line} {word}" if line else word
+        if cell_len(joined) <= width:
+            line = joined
+            continue
+        if line:
+            lines.append(line)
+        pieces = chop_cells(word, width) if cell_len(word) > width else [word]
+        lines.extend(pieces[:-1])
+        line = pieces[-1]
+    lines.append(line)
+    return lines
