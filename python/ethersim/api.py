@@ -135,10 +135,10 @@ def file_overrides(scenario: str | Path, text: str) -> list[tuple[str, str]]:
 
     ``text`` is the file's text; nothing is returned for standard input or a text the
     core will refuse anyway (it reports the error)."""
-    import tomllib
-
     if str(scenario) == "-" or ("trace" not in text and "replay" not in text):
         return []
+    import tomllib  # here, not above: a run without trace files does without it
+
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
