@@ -15,6 +15,7 @@
 //! Each kind names itself in the results ([`Endpoint::kind_name`]) and adds its own
 //! figures there ([`Endpoint::report`]), so the results module lists no kind.
 
+mod figures;
 pub mod mpi;
 pub mod ping;
 pub mod replay;
@@ -24,14 +25,13 @@ pub mod sources;
 pub mod tcp;
 pub mod udp_file;
 
-use serde_json::{Map, Value};
-
 use crate::engine::rng::Stream;
 use crate::engine::Timer;
 use crate::ids::{FlowId, NodeId};
 use crate::time::SimTime;
 use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
 
+pub use figures::AppFigures;
 pub use ping::{PingClient, PingResponder};
 pub use replay::{ReplayFrame, TraceReplay};
 pub use saturating::{FrameLengths, SaturatingSource};
@@ -280,7 +280,7 @@ impl Endpoint {
     }
 
     /// Adds the figures of its kind to its flow's results.
-    pub fn report(&self, out: &mut Map<String, Value>) {
+    pub fn report(&self, out: &mut AppFigures) {
         match &self.kind {
             EndpointKind::PingClient(p) => p.report(out),
             EndpointKind::TcpSender(t) => t.report(out),

@@ -14,7 +14,7 @@
 
 use std::collections::VecDeque;
 
-use serde_json::{Map, Value};
+use super::AppFigures;
 
 use crate::engine::rng::Stream;
 use crate::ids::FlowId;
@@ -79,12 +79,12 @@ impl PingClient {
         &self.rtt
     }
 
-    pub(super) fn report(&self, out: &mut Map<String, Value>) {
+    pub(super) fn report(&self, out: &mut AppFigures) {
         let requests = self.clock.generated() - self.clock.send_drops();
-        out.insert("ping_requests".into(), requests.into());
-        out.insert("ping_replies".into(), self.replies.into());
+        out.insert("ping_requests", requests);
+        out.insert("ping_replies", self.replies);
         // A summary of plain numbers always serializes.
-        out.insert("rtt".into(), serde_json::to_value(self.rtt.summary()).expect("numbers serialize"));
+        out.insert("rtt", serde_json::to_value(self.rtt.summary()).expect("numbers serialize"));
     }
 }
 

@@ -10,7 +10,8 @@
 //! between frames, so the last frame of a pass and the first of the next are as far apart
 //! as frames are on average).
 
-use serde_json::{Map, Value};
+use super::AppFigures;
+use serde_json::Value;
 
 use crate::time::{Duration, SimTime};
 use crate::wire::{ethernet, ip, udp, PacketKind, Protocol, Role};
@@ -135,11 +136,11 @@ impl TraceReplay {
     }
 
     /// Adds its figures to its flow's results.
-    pub fn report(&self, out: &mut Map<String, Value>) {
-        out.insert("trace_frames".into(), Value::from(self.frames.len() as u64));
-        out.insert("trace_passes".into(), Value::from(self.pass));
-        out.insert("trace_frames_split".into(), Value::from(self.split));
-        out.insert("trace_origin_s".into(), Value::from(self.origin.as_secs_f64()));
+    pub fn report(&self, out: &mut AppFigures) {
+        out.insert("trace_frames", Value::from(self.frames.len() as u64));
+        out.insert("trace_passes", Value::from(self.pass));
+        out.insert("trace_frames_split", Value::from(self.split));
+        out.insert("trace_origin_s", Value::from(self.origin.as_secs_f64()));
     }
 }
 

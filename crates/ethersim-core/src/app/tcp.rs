@@ -8,7 +8,7 @@
 //! closed and it has read everything. A segment that finds no free transmit buffer on
 //! its host waits for one (a blocking socket's qdisc), so nothing is lost at the sender.
 
-use serde_json::{Map, Value};
+use super::AppFigures;
 
 use crate::time::{BitRate, Bytes, SimTime};
 use crate::transport::tcp::{CongestionControl, Connection, Plan, Segment, State, TcpConfig, TcpSeries};
@@ -172,28 +172,28 @@ impl TcpSender {
         self.socket.conn.series()
     }
 
-    pub(super) fn report(&self, out: &mut Map<String, Value>) {
+    pub(super) fn report(&self, out: &mut AppFigures) {
         let conn = &self.socket.conn;
         let s = conn.stats();
-        out.insert("segments_sent".into(), s.data_segments_sent.into());
-        out.insert("retransmissions".into(), s.retransmissions.into());
-        out.insert("retransmitted_bytes".into(), s.retransmitted_bytes.into());
-        out.insert("timeouts".into(), s.timeouts.into());
-        out.insert("fast_retransmits".into(), s.fast_retransmits.into());
-        out.insert("limited_transmits".into(), s.limited_transmits.into());
-        out.insert("partial_acks".into(), s.partial_acks.into());
-        out.insert("dup_acks".into(), s.dup_acks.into());
-        out.insert("window_probes".into(), s.window_probes.into());
-        out.insert("rtt_samples".into(), s.rtt_samples.into());
+        out.insert("segments_sent", s.data_segments_sent);
+        out.insert("retransmissions", s.retransmissions);
+        out.insert("retransmitted_bytes", s.retransmitted_bytes);
+        out.insert("timeouts", s.timeouts);
+        out.insert("fast_retransmits", s.fast_retransmits);
+        out.insert("limited_transmits", s.limited_transmits);
+        out.insert("partial_acks", s.partial_acks);
+        out.insert("dup_acks", s.dup_acks);
+        out.insert("window_probes", s.window_probes);
+        out.insert("rtt_samples", s.rtt_samples);
         let srtt = conn.rtt().srtt().map(crate::time::Duration::as_secs_f64);
-        out.insert("srtt_s".into(), srtt.into());
-        out.insert("rto_s".into(), conn.rtt().rto().as_secs_f64().into());
-        out.insert("cwnd_bytes".into(), conn.cc().cwnd().into());
-        out.insert("mss".into(), conn.smss().into());
-        out.insert("tcp_profile".into(), conn.config().profile.name().into());
-        out.insert("sack".into(), conn.sack_enabled().into());
-        out.insert("tcp_state".into(), format!("{:?}", conn.state()).into());
-        out.insert("aborted".into(), conn.aborted().into());
+        out.insert("srtt_s", srtt);
+        out.insert("rto_s", conn.rtt().rto().as_secs_f64());
+        out.insert("cwnd_bytes", conn.cc().cwnd());
+        out.insert("mss", conn.smss());
+        out.insert("tcp_profile", conn.config().profile.name());
+        out.insert("sack", conn.sack_enabled());
+        out.insert("tcp_state", format!("{:?}", conn.state()));
+        out.insert("aborted", conn.aborted());
     }
 }
 
@@ -304,19 +304,19 @@ impl TcpReceiver {
         }
     }
 
-    pub(super) fn report(&self, out: &mut Map<String, Value>) {
+    pub(super) fn report(&self, out: &mut AppFigures) {
         let stats = self.socket.conn.stats();
-        out.insert("delivered_bytes".into(), self.delivered().into());
+        out.insert("delivered_bytes", self.delivered());
         let transfer = self.completed_at.map(|t| t.saturating_since(self.flow_start).as_secs_f64());
-        out.insert("transfer_time_s".into(), transfer.into());
-        out.insert("receiver_acks".into(), stats.acks_sent.into());
-        out.insert("out_of_order_segments".into(), stats.out_of_order.into());
+        out.insert("transfer_time_s", transfer);
+        out.insert("receiver_acks", stats.acks_sent);
+        out.insert("out_of_order_segments", stats.out_of_order);
         if let Some((from, until)) = self.window {
             let span = until.saturating_since(from).as_secs_f64();
             let bps = if span > 0.0 { self.window_bytes as f64 * 8.0 / span } else { 0.0 };
-            out.insert("window_goodput_bps".into(), bps.into());
-            out.insert("window_start_s".into(), from.as_secs_f64().into());
-            out.insert("window_end_s".into(), until.as_secs_f64().into());
+            out.insert("window_goodput_bps", bps);
+            out.insert("window_start_s", from.as_secs_f64());
+            out.insert("window_end_s", until.as_secs_f64());
         }
     }
 }

@@ -14,6 +14,7 @@ pub use mpi::{IdleBinResult, JobNodeResult, JobResult};
 pub use series::{SeriesResult, TcpSeriesResult};
 pub use window::WindowResult;
 
+use crate::app::AppFigures;
 use crate::engine::StopReason;
 use crate::ids::{LinkId, PortId};
 use crate::sim::attach::{AttachedRecords, LinkRecords, PortRecords};
@@ -22,7 +23,6 @@ use crate::stats::{DelayStats, DelaySummary, IdleIntervals, IdleSummary};
 use crate::time::SimTime;
 use crate::wire::{ethernet, Role};
 use serde::Serialize;
-use serde_json::{Map, Value};
 
 use self::mpi::{idle_interval_results, job_node_results, job_results};
 use self::series::{series_results, tcp_series_results};
@@ -79,7 +79,7 @@ pub struct FlowResult {
     pub delay: DelaySummary,
     /// Figures of the application's own kind (a ping's round-trip times, say).
     #[serde(flatten)]
-    pub app: Map<String, Value>,
+    pub app: AppFigures,
     /// Data packets delivered within the measurement window (none without one).
     pub measured_packets_received: Option<u64>,
     /// Their payload bytes.
@@ -247,9 +247,10 @@ fn flow_results(
             let rev = &c.dirs[Role::Source.index()];
             let [src, dst] = flow.ends.map(|e| &net.endpoints[e.index()]);
             let send_drops = src.send_drops();
-            let mut app = Map::new();
+            let mut app = AppFigures::new();
             src.report(&mut app);
             dst.report(&mut app);
+            app.shrink_to_fit();
             let delivered = dst.delivered_bytes().unwrap_or(fwd.bytes_received);
             let done = flow.completed_at;
             let span = done.unwrap_or(end).saturating_since(flow.start).as_secs_f64();
