@@ -244,12 +244,12 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Pa
 
     buffer = io.StringIO()
     console = Console(file=buffer, width=80)
-    original = cli_summary.out_console
-    cli_summary.out_console = lambda: console  # type: ignore[assignment]
+    original = cli_summary.lines_output
+    cli_summary.lines_output = lambda: console  # type: ignore[assignment]
     try:
         cli_run.print_summary(result)
     finally:
-        cli_summary.out_console = original
+        cli_summary.lines_output = original
     text = buffer.getvalue()
     # Every table fits 80 columns, and no number is split across lines.
     assert max(len(line) for line in text.splitlines()) <= 80, text
@@ -279,13 +279,33 @@ def _printed_summary(result: Result, width: int) -> str:
     from rich.console import Console
 
     buffer = io.StringIO()
-    original = cli_summary.out_console
-    cli_summary.out_console = lambda: Console(file=buffer, width=width)  # type: ignore[assignment]
+    original = cli_summary.lines_output
+    console = Console(file=buffer, width=width, force_terminal=False)
+    cli_summary.lines_output = lambda: console  # type: ignore[assignment]
     try:
         cli_summary.print_summary(result)
     finally:
-        cli_summary.out_console = original
+        cli_summary.lines_output = original
     return buffer.getvalue()
+
+
+@pytest.mark.parametrize("example", ["pause-tcp.toml", "csma-bridged.toml", "poisson-fan-in.toml"])
+def test_piped_tables_are_what_rich_prints_without_a_terminal(
+    example: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Standard output that is not a terminal gets the tables without rich: the same text.
+    import ethersim
+    from ethersim import cli_common, cli_summary
+
+    result = ethersim.run(ROOT / "examples" / example, overrides=["duration=5 ms"])
+    flows = result.summary["flows"]
+    result.summary["flows"] = [dict(f, name=f"流 {i}") for i in range(30) for f in flows[:1]]
+    assert isinstance(cli_common.lines_output(), cli_common.PlainOutput), "pytest captures"
+    capsys.readouterr()
+    cli_summary.print_summary(result)
+    plain = capsys.readouterr().out
+    assert "... and 10 more flows" in plain and "流 29" not in plain
+    assert plain == _printed_summary(result, width=cli_common.PIPED_WIDTH)
 
 
 def test_a_run_with_many_flows_prints_the_first_rows_and_counts_the_rest() -> None:

@@ -334,7 +334,7 @@ def test_an_80_column_terminal_cuts_no_number(monkeypatch: pytest.MonkeyPatch) -
     from rich.console import Console
 
     narrow = Console(width=80, record=True, file=open(os.devnull, "w"))
-    monkeypatch.setattr(cli_summary, "out_console", lambda: narrow)
+    monkeypatch.setattr(cli_summary, "lines_output", lambda: narrow)
     r = ethersim.run(EXAMPLE, overrides={"apps[0].size": "12345 kB"})
     cli_run.print_summary(r)
     text = narrow.export_text()

@@ -84,7 +84,7 @@ def test_the_terminal_prints_each_record_from_its_view(summaries, monkeypatch) -
     for title, summary in summaries.items():
         buffer = io.StringIO()
         console = Console(file=buffer, width=80, color_system=None)
-        monkeypatch.setattr(cli_summary, "out_console", lambda console=console: console)
+        monkeypatch.setattr(cli_summary, "lines_output", lambda console=console: console)
         cli_summary._records(summary)
         text = buffer.getvalue()
         view = next(v for v in record_views() if v["title"] == title)

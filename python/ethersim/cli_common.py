@@ -13,7 +13,7 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ParamSpec
 
 from ethersim import stopping
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 __all__ = [
+    "PIPED_WIDTH",
+    "PlainOutput",
     "Terminated",
     "closed_pipe_is_success",
     "count",
@@ -38,10 +40,12 @@ __all__ = [
     "fmt_rate",
     "fmt_time",
     "hold_signals",
+    "lines_output",
     "literal",
     "on_sigterm",
     "out_console",
     "plain_text",
+    "print_lines",
     "silence_stdout",
     "stopped",
     "visible",
@@ -61,8 +65,52 @@ def out_console() -> Console:
             # failure of the command (see closed_pipe_is_success).
             raise BrokenPipeError
 
-    # Piped output is not wrapped at rich's 80-column default: tables stay one row per item.
-    return ResultsConsole(width=None if sys.stdout.isatty() else 160)
+    return ResultsConsole(width=None if sys.stdout.isatty() else PIPED_WIDTH)
+
+
+#: The width of standard output when it is not a terminal: piped output is not wrapped at
+#: rich's 80-column default, so tables stay one row per item.
+PIPED_WIDTH = 160
+
+
+class PlainOutput:
+    """Standard output when it is not a terminal, for lines of text: they are written as
+    they are, without importing rich (some 40 ms of a run that prints its tables to a
+    file or a pipe); rich's console would write the same characters, with no styles."""
+
+    width = PIPED_WIDTH
+
+    def write_lines(self, lines: Sequence[Sequence[tuple[str, str]]]) -> None:
+        sys.stdout.write("".join("".join(text for text, _ in line) + "\n" for line in lines))
+
+
+@functools.cache
+def lines_output() -> Console | PlainOutput:
+    """Where lines of results go (:func:`print_lines`): rich's console when standard output
+    is a terminal or the environment asks for rich's styles anyway (``FORCE_COLOR``,
+    ``TTY_COMPATIBLE``, as rich reads them); plain text otherwise."""
+    forced = os.environ.get("FORCE_COLOR") or os.environ.get("TTY_COMPATIBLE") == "1"
+    if sys.stdout.isatty() or forced:
+        return out_console()
+    return PlainOutput()
+
+
+def print_lines(output: Console | PlainOutput, lines: Sequence[Sequence[tuple[str, str]]]) -> None:
+    """Prints ``lines`` (each a sequence of pieces of text with a rich style, ``""`` for
+    none) on ``output`` (see :func:`lines_output`). The text is printed as it is: escape
+    user text first (:func:`visible`)."""
+    if isinstance(output, PlainOutput):
+        output.write_lines(lines)
+        return
+    from rich.text import Text
+
+    text = Text()
+    for i, line in enumerate(lines):
+        if i:
+            text.append("\n")
+        for piece, style in line:
+            text.append(piece, style=style or None)
+    output.print(text, highlight=False, soft_wrap=True)
 
 
 @functools.cache

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ethersim.cli_common import literal, out_console, visible
+from ethersim.cli_common import lines_output, print_lines, visible
 from ethersim.cli_table import Column, render
 from ethersim.units import (
     MISSING,
@@ -51,15 +51,13 @@ def _print(
     totals = None
     if total is not None and len(items) > MAX_ROWS:
         totals = [visible(c) for c in total(items)]
-    console = out_console()
-    table = render(title, columns, rows, console.width, totals=totals)
-    console.print(table, highlight=False, soft_wrap=True)
+    output = lines_output()
+    lines = render(title, columns, rows, output.width, totals=totals)
     hidden = len(items) - MAX_ROWS
     if hidden > 0:
-        console.print(
-            f"  ... and {hidden:,} more {noun} (every row: --out DIR or --format json)",
-            highlight=False,
-        )
+        more = f"  ... and {hidden:,} more {noun} (every row: --out DIR or --format json)"
+        lines.append([(more, "")])
+    print_lines(output, lines)
 
 
 def _port(p: dict[str, Any]) -> str:
@@ -68,8 +66,6 @@ def _port(p: dict[str, Any]) -> str:
 
 def print_summary(result: Result) -> None:
     """Prints a run's header line and every table that has something to show."""
-    from rich.text import Text
-
     s = result.summary
     fields = [
         f"seed {s['seed']}",
@@ -79,18 +75,17 @@ def print_summary(result: Result) -> None:
         f"wall {result.wall_time_s:.3f} s ({result.events_per_s / 1e6:.1f} M events/s)",
     ]
     # A narrow terminal wraps between fields, never inside one ("wall" on one line and
-    # its seconds on the next): the fields are laid out on lines of the console's width.
-    console = out_console()
-    lines = [[str(s["scenario"])]]
+    # its seconds on the next): the fields are laid out on lines of the output's width.
+    output = lines_output()
+    name = visible(s["scenario"])
+    lines = [[name]]
     for field in fields:
-        if len("  ".join([*lines[-1], field])) > console.width:
+        if len("  ".join([*lines[-1], field])) > output.width:
             lines.append([])
         lines[-1].append(field)
-    for i, line in enumerate(lines):
-        parts: list[str | Text] = [literal(s["scenario"], "bold"), *line[1:]] if i == 0 else [*line]
-        console.print(
-            Text("  ").join(Text(p) if isinstance(p, str) else p for p in parts), highlight=False
-        )
+    header = [[(name, "bold"), ("".join(f"  {f}" for f in lines[0][1:]), "")]]
+    header += [[("  ".join(line), "")] for line in lines[1:]]
+    print_lines(output, header)
     _flows(s)
     _pings(s)
     _tcp(s)

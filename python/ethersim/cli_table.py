@@ -19,13 +19,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.cells import cell_len, chop_cells
-from rich.text import Text
 
-__all__ = ["MIN_TEXT_WIDTH", "Column", "render"]
+__all__ = ["MIN_TEXT_WIDTH", "Column", "Line", "render"]
 
 #: A column: its header, and whether it holds text (left, may wrap) or a number (right,
 #: never wrapped).
 Column = tuple[str, bool]
+
+#: A line of output: its pieces of text, each with a rich style ("" for none). Printed by
+#: :func:`ethersim.cli_common.print_lines`.
+Line = list[tuple[str, str]]
 
 #: The narrowest a text column is made to fit the terminal (one character a line, as
 #: rich's tables go too: a table wider than the terminal would have every line wrapped).
@@ -42,7 +45,7 @@ def render(
     width: int,
     *,
     totals: Sequence[str] | None = None,
-) -> Text:
+) -> list[Line]:
     """The table as lines of text for a terminal ``width`` cells wide: ``title``, a blank
     line, the header, a rule, ``rows``, then (when given) a rule and ``totals``, then a
     blank line. Cells are printed as given: escape user text before (see
@@ -52,16 +55,15 @@ def render(
     widths = [max(cell_len(cell) for cell in column) for column in zip(headers, *body, strict=True)]
     _fit(widths, [text for _, text in columns], width)
     rule = " " + "─" * (sum(widths) + len(_GAP) * (len(widths) - 1))
-    out = Text()
-    out.append(title + "\n", style="bold")
-    out.append("\n")
+    out: list[Line] = [[(title, "bold")], []]
     _append_row(out, headers, columns, widths, "bold")
-    out.append(rule + "\n")
+    out.append([(rule, "")])
     for row in rows:
         _append_row(out, row, columns, widths, "")
     if totals is not None:
-        out.append(rule + "\n")
+        out.append([(rule, "")])
         _append_row(out, totals, columns, widths, "")
+    out.append([])
     return out
 
 
@@ -79,7 +81,7 @@ def _fit(widths: list[int], is_text: list[bool], width: int) -> None:
 
 
 def _append_row(
-    out: Text, cells: Sequence[str], columns: Sequence[Column], widths: list[int], style: str
+    out: list[Line], cells: Sequence[str], columns: Sequence[Column], widths: list[int], style: str
 ) -> None:
     """Appends one row (as many lines as its tallest wrapped cell)."""
     lines = [
@@ -92,7 +94,7 @@ def _append_row(
             part = cell_lines[i] if i < len(cell_lines) else ""
             pad = " " * (w - cell_len(part))
             parts.append(part + pad if text else pad + part)
-        out.append(" " + _GAP.join(parts).rstrip() + "\n", style=style or None)
+        out.append([(" " + _GAP.join(parts).rstrip(), style)])
 
 
 def _wrap(cell: str, width: int) -> list[str]:
