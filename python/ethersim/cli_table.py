@@ -10,8 +10,10 @@ Why not ``rich.table.Table``: it lays out every cell as a renderable of its own,
 0.1-0.2 ms a cell, which made a run's tables (a few hundred cells) cost 50-150 ms, as
 much as simulating a 500 MB transfer. The cells here are plain text of known width, so
 their layout is arithmetic; rich still measures each cell's width on the terminal
-(:func:`rich.cells.cell_len`: wide and combining characters), folds text to a width
-(:func:`rich.cells.chop_cells`) and prints (styles, colour, the terminal's width).
+(:func:`rich.cells.cell_len`: wide and combining characters) and folds text to a width
+(:func:`rich.cells.chop_cells`). The table comes out as lines of styled pieces, which
+:func:`ethersim.cli_common.print_lines` prints through rich on a terminal and as plain
+text elsewhere.
 """
 
 from __future__ import annotations
