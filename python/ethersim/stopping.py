@@ -18,11 +18,15 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 __all__ = [
     "Terminated",
     "check",
+    "deferred",
     "exit_status",
     "ignore",
     "install",
@@ -92,6 +96,37 @@ def ignore() -> None:
     signal; an ignored signal stays ignored."""
     for signum in EXIT_STATUS:
         signal.signal(signum, signal.SIG_IGN)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """Holds Ctrl-C and SIGTERM back while the block runs, then delivers the first that
+    came (its handler runs, raising as it would have) once the block is done.
+
+    For clean-up that must not be cut in two. A multiprocessing semaphore is released by
+    unlinking it and then telling the resource tracker, two steps in Python: a stop
+    raised between them (a sweep stopped as its worker pool shuts down) left the tracker
+    to unlink it again at exit and print a warning after the command's last line. Any
+    Python handler is held, so this works for a library's caller too (Python's own
+    Ctrl-C handler). Only the main thread runs signal handlers: elsewhere, and where
+    handlers cannot be set, the block runs as it is."""
+    came: list[int] = []
+    held: dict[int, Callable[[int, FrameType | None], Any]] = {}
+    try:
+        for signum in EXIT_STATUS:
+            handler = signal.getsignal(signum)
+            if callable(handler):
+                signal.signal(signum, lambda s, _frame: came.append(s))
+                held[signum] = handler
+    except ValueError:  # not the main thread: no handler runs here anyway
+        pass
+    try:
+        yield
+    finally:
+        for number, previous in held.items():
+            signal.signal(number, previous)
+    if came:
+        held[came[0]](came[0], None)
 
 
 def received() -> signal.Signals | None:

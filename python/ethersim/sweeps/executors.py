@@ -32,6 +32,7 @@ from concurrent.futures import (
 from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ethersim import stopping
 from ethersim._version import __version__
 from ethersim.errors import EthersimError, ScenarioError, install_hint
 from ethersim.sweeps.worker import Outcome, execute
@@ -211,11 +212,17 @@ class LocalPool:
             pool.shutdown(wait=True)
 
     def _terminate(self) -> None:
-        pool, self._pool = self._pool, None
-        with self._lock:
-            pools = [*self._alone_pools, *([pool] if pool is not None else [])]
-        for p in pools:
-            _stop(p)
+        # A stop arriving meanwhile waits until the pools are released: their queues'
+        # semaphores are unlinked in two steps that must not be cut apart
+        # (stopping.deferred). The last references go inside the block, for the
+        # semaphores are released as the pools are freed.
+        with stopping.deferred():
+            pool, self._pool = self._pool, None
+            with self._lock:
+                pools = [*self._alone_pools, *([pool] if pool is not None else [])]
+            del pool
+            while pools:
+                _stop(pools.pop())
 
     def close(self) -> None:
         self._terminate()
