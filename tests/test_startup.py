@@ -8,6 +8,7 @@ nor the table libraries a run without ``--out`` does not write with.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,11 +16,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Runs the command in-process with the given words, then prints, as JSON, which of the
-# named modules were imported by the time it ended.
+# named modules it imported (those the interpreter's start-up had not already).
 PROBE = """
 import atexit, json, sys
 watched = {watched!r}
-atexit.register(lambda: print(json.dumps(sorted(m for m in watched if m in sys.modules))))
+started = set(sys.modules)
+atexit.register(
+    lambda: print(json.dumps(sorted(m for m in watched if m in sys.modules and m not in started)))
+)
 sys.argv = ["ethersim", *{words!r}]
 from ethersim._entry import main
 main()
@@ -40,9 +44,18 @@ OTHER_COMMANDS = [
 
 
 def _imported(words: list[str], watched: list[str]) -> tuple[list[str], str]:
+    # Without the site module (-S), on this process's own import path: a site hook of
+    # the machine's (a .pth file that imports certifi, say) would import modules the
+    # command may not, and hide them from the probe.
     code = PROBE.format(watched=watched, words=words)
+    path = os.pathsep.join(p for p in sys.path if p)
     p = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+        env={**os.environ, "PYTHONPATH": path},
     )
     assert p.returncode == 0, p.stderr
     last = p.stdout.strip().splitlines()[-1]
@@ -86,6 +99,18 @@ def test_a_plain_run_imports_no_command_line_library() -> None:
     loaded, out = _imported(words, watched)
     assert loaded == []
     assert out.startswith("udp-file  seed 3"), out
+
+
+def test_only_a_run_that_writes_imports_the_writers_modules(tmp_path: Path) -> None:
+    # shutil and tempfile (with bz2, lzma and random under them) are for writing the
+    # results folder whole: a run that writes nothing does not import them.
+    watched = ["shutil", "tempfile"]
+    loaded, _ = _imported(["run", "examples/udp-file.toml", "-q"], watched)
+    assert loaded == []
+    out = tmp_path / "out"
+    loaded, _ = _imported(["run", "examples/udp-file.toml", "-q", "--out", str(out)], watched)
+    assert loaded == watched
+    assert (out / "summary.json").is_file()
 
 
 def test_a_run_typer_must_read_goes_through_typer() -> None:

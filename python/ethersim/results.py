@@ -5,8 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
@@ -118,6 +116,8 @@ def capture_folder(out_dir: str | Path) -> Path:
     """A new private folder beside the results folder ``out_dir``, for a run's packet
     captures while it runs (:meth:`Result.write` moves them into the results folder; the
     caller removes this folder afterwards, whatever happened)."""
+    import tempfile  # here and in the writes below: a run that writes nothing skips it
+
     out = output_path(out_dir)
     try:
         make_folders(out.parent)
@@ -184,6 +184,9 @@ def write_folder(
 
 
 def _write_locked(out: Path, fill: Callable[[Path], None], ours: FolderCheck) -> Path:
+    import shutil
+    import tempfile
+
     try:
         _check_replaceable(out, ours)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
@@ -417,6 +420,8 @@ class Result:
         if self.scenario_text is not None:
             (folder / "scenario.toml").write_text(self.scenario_text, encoding="utf-8")
         if self.captures_in is not None:
+            import shutil
+
             for capture in self.summary.get("captures", []):
                 target = folder / capture["file"]
                 target.parent.mkdir(exist_ok=True)

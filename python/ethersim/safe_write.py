@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -106,6 +105,8 @@ def write_file(path: str | os.PathLike[str], write: Callable[[Path], object], op
     :class:`OutputError` if the target may not be replaced (see
     :func:`check_writable_file`) or the write fails; on any failure or interrupt the
     temporary file is removed and the target is untouched. Returns the absolute path."""
+    import tempfile  # here: a run that writes nothing does not import it
+
     target = check_writable_file(path, option)
     try:
         fd, name = tempfile.mkstemp(
