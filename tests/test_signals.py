@@ -396,8 +396,9 @@ Fails()
 
 
 def test_a_deferred_stop_is_raised_once_the_block_is_done() -> None:
-    # stopping.deferred holds a stop back for its block and raises it right after; in
-    # another thread (where no handler runs) the block just runs. A handler that lost the
+    # stopping.deferred holds a stop back for its block and raises it right after, even
+    # when the block raised; in another thread (where no handler runs) the block just
+    # runs. A handler that lost the
     # stop, or raised it inside the block, fails.
     code = """
 import os, signal, threading
@@ -412,6 +413,13 @@ try:
     steps.append("after the block")
 except stopping.Terminated:
     steps.append("stopped")
+try:
+    with stopping.deferred():
+        os.kill(os.getpid(), signal.SIGTERM)
+        signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        raise ValueError("the block failed")
+except stopping.Terminated as e:
+    steps.append(f"stopped over {type(e.__context__).__name__}")
 def elsewhere():
     with stopping.deferred():
         steps.append("thread")
@@ -423,7 +431,8 @@ print(*steps, stopping.received().name, signal.getsignal(signal.SIGTERM).__name_
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     said = done.stdout.strip().split("|")
-    assert said == ["block done", "stopped", "thread", "SIGTERM", "_on_sigterm"], done.stdout
+    expected = ["block done", "stopped", "stopped over ValueError", "thread"]
+    assert said == [*expected, "SIGTERM", "_on_sigterm"], done.stdout
 
 
 def test_a_stop_as_the_sweeps_pool_is_released_leaves_it_released(tmp_path: Path) -> None:

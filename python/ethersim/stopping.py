@@ -18,8 +18,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
@@ -98,10 +97,11 @@ def ignore() -> None:
         signal.signal(signum, signal.SIG_IGN)
 
 
-@contextmanager
-def deferred() -> Iterator[None]:
+# Named as the function it stands for: ``with stopping.deferred():``.
+class deferred:
     """Holds Ctrl-C and SIGTERM back while the block runs, then delivers the first that
-    came (its handler runs, raising as it would have) once the block is done.
+    came (its handler runs, raising as it would have) once the block is done, whether
+    or not the block raised.
 
     For clean-up that must not be cut in two. A multiprocessing semaphore is released by
     unlinking it and then telling the resource tracker, two steps in Python: a stop
@@ -109,24 +109,32 @@ def deferred() -> Iterator[None]:
     to unlink it again at exit and print a warning after the command's last line. Any
     Python handler is held, so this works for a library's caller too (Python's own
     Ctrl-C handler). Only the main thread runs signal handlers: elsewhere, and where
-    handlers cannot be set, the block runs as it is."""
-    came: list[int] = []
-    held: dict[int, Callable[[int, FrameType | None], Any]] = {}
-    try:
-        for signum in EXIT_STATUS:
-            handler = signal.getsignal(signum)
-            if callable(handler):
-                signal.signal(signum, lambda s, _frame: came.append(s))
-                held[signum] = handler
-    except ValueError:  # not the main thread: no handler runs here anyway
-        pass
-    try:
-        yield
-    finally:
-        for number, previous in held.items():
-            signal.signal(number, previous)
-    if came:
-        held[came[0]](came[0], None)
+    handlers cannot be set, the block runs as it is. A class rather than a generator
+    (contextlib): this module imports nothing it can do without."""
+
+    def __init__(self) -> None:
+        self._came: list[int] = []
+        self._held: dict[int, Callable[[int, FrameType | None], Any]] = {}
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        self._came.append(signum)
+
+    def __enter__(self) -> None:
+        try:
+            for signum in EXIT_STATUS:
+                handler = signal.getsignal(signum)
+                if callable(handler):
+                    signal.signal(signum, self._note)
+                    self._held[signum] = handler
+        except ValueError:  # not the main thread: no handler runs here anyway
+            pass
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._held.items():
+            signal.signal(signum, handler)
+        if self._came:
+            first = self._came[0]
+            self._held[first](first, None)
 
 
 def received() -> signal.Signals | None:
