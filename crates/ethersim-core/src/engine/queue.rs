@@ -240,6 +240,33 @@ mod tests {
             prop_assert_eq!(got, expected);
         }
 
+        /// Interleaved pushes and pops, through array and heap and back, pop exactly what
+        /// an ordered map of (time, push index) would: the earliest, ties in push order.
+        #[test]
+        fn interleaved_pops_equal_an_ordered_map(
+            ops in proptest::collection::vec((0u64..40, 0u8..3), 0..2000),
+        ) {
+            let mut q = EventQueue::default();
+            let mut reference = std::collections::BTreeMap::new();
+            let mut now = 0;
+            for (i, (dt, op)) in ops.into_iter().enumerate() {
+                if op == 0 {
+                    let popped = q.pop();
+                    let expected = reference.pop_first().map(|((t, _), v)| (SimTime(t), v));
+                    prop_assert_eq!(popped, expected);
+                    if let Some((t, _)) = expected {
+                        now = t.0;
+                    }
+                } else {
+                    q.push(SimTime(now + dt), i);
+                    reference.insert((now + dt, i), i);
+                }
+                prop_assert_eq!(q.len(), reference.len());
+                let first = reference.keys().next().map(|&(t, _)| SimTime(t));
+                prop_assert_eq!(q.peek_time(), first);
+            }
+        }
+
         /// Interleaved pushes and pops never yield an event earlier than one already popped,
         /// provided pushes are not in the past (the scheduler's rule).
         #[test]
