@@ -4,7 +4,9 @@ cells they take on a terminal."""
 
 from __future__ import annotations
 
-from ethersim.cli_table import Column, Line, render
+from ethersim.cli_table import ONE_CELL, Column, Line, render
+from ethersim.cli_table import cell_len as table_cell_len
+from ethersim.cli_table import chop_cells as table_chop_cells
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.cells import cell_len
@@ -85,3 +87,26 @@ def test_a_wrapped_text_cell_loses_no_character(rows: list[tuple[str, str]], nar
     assert max(cell_len(line) for line in out) <= width, out
     body = "".join(line[1 + numbers + 3 :] for line in out[4:])
     assert "".join(body.split()) == "".join("".join(t.split()) for _, t in rows), out
+
+
+def test_the_summarys_own_characters_take_one_cell_as_rich_measures_them() -> None:
+    # The table measures these itself, without importing rich: rich must agree.
+    assert all(cell_len(c) == 1 for c in ONE_CELL), sorted(ONE_CELL)
+
+
+#: Text of every kind a cell may hold: ASCII, the summary's own characters, wide (CJK,
+#: emoji), combining and control characters.
+ANY_TEXT = st.text(
+    alphabet=st.sampled_from(
+        [*"ab ,.%-_", *ONE_CELL, "ö", "名", "字", "\u0301", "😀", "\x1b", "\t"]
+    ),
+    max_size=30,
+)
+
+
+@given(ANY_TEXT, st.integers(1, 12))
+def test_the_tables_measure_and_cut_text_as_rich_does(text: str, width: int) -> None:
+    from rich.cells import chop_cells
+
+    assert table_cell_len(text) == cell_len(text)
+    assert table_chop_cells(text, width) == chop_cells(text, width)

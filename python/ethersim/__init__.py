@@ -9,8 +9,6 @@ energy efficiency, with a Rust core.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from ethersim._version import __version__
 from ethersim.errors import (
     EthersimError,
@@ -21,9 +19,12 @@ from ethersim.errors import (
     WallLimitReached,
 )
 
+# typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
     from pathlib import Path
+    from typing import Any
 
     from ethersim.api import load_text, run, run_text, schema, validate
     from ethersim.results import Result

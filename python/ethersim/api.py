@@ -7,12 +7,16 @@ import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
 
 from ethersim import _core, inputs
 from ethersim.errors import ScenarioError
 from ethersim.inputs import MAX_SCENARIO_BYTES
 from ethersim.results import Result
+
+# typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "Overrides",
@@ -30,7 +34,7 @@ __all__ = [
 #: string, whatever it looks like, and ints, floats, bools, lists and dicts are what they
 #: are. ``"path=value"`` strings (one, or an iterable of them) work as ``--set`` does: the
 #: value is read as TOML when it is TOML (``3``, ``true``) and as a string otherwise.
-Overrides = Mapping[str, Any] | Iterable[str | tuple[str, Any]] | str
+Overrides = Mapping[str, object] | Iterable[str | tuple[str, object]] | str
 
 
 def _pairs(overrides: Overrides | None) -> list[tuple[str, str]]:

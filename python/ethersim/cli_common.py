@@ -14,16 +14,21 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, ParamSpec
 
 from ethersim import stopping
 from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
 from ethersim.stopping import Terminated
 from ethersim.units import fmt_rate, fmt_time
 
+# typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, ParamSpec
+
     from rich.console import Console
     from rich.text import Text
+
+    P = ParamSpec("P")
 
 __all__ = [
     "PIPED_WIDTH",
@@ -50,8 +55,6 @@ __all__ = [
     "stopped",
     "visible",
 ]
-
-P = ParamSpec("P")
 
 
 @functools.cache

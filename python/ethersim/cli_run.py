@@ -17,7 +17,6 @@ import math
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from ethersim import api, stopping
 from ethersim.cli_common import (
@@ -41,6 +40,11 @@ from ethersim.results import (
     output_path,
 )
 from ethersim.safe_write import missing_folders, remove_folders
+
+# typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["FLAGS", "VALUE_OPTIONS", "parse", "print_summary", "run"]
 

@@ -11,7 +11,6 @@ run did not use (PAUSE, EEE, rate scaling, CSMA/CD, MPI jobs, captures) is left 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from ethersim.cli_common import lines_output, print_lines, visible
 from ethersim.cli_table import Column, render
@@ -25,7 +24,11 @@ from ethersim.units import (
     human,
 )
 
+# typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ethersim.results import Result
 
 __all__ = ["MAX_ROWS", "print_summary"]

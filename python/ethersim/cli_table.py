@@ -20,13 +20,48 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.cells import cell_len, chop_cells
-
 __all__ = ["MIN_TEXT_WIDTH", "Column", "Line", "render"]
 
 #: A column: its header, and whether it holds text (left, may wrap) or a number (right,
 #: never wrapped).
 Column = tuple[str, bool]
+
+
+#: The characters other than printable ASCII that the summary's own words use (the
+#: arrows of "server → client" and "a ↔ b", the dash of an empty cell, the rule under a
+#: header): one cell each, as rich measures them (tested).
+ONE_CELL = frozenset("\u2192\u2190\u2194\u2013\u2500")  # → ← ↔, en dash, box rule
+
+
+def _plain(text: str) -> bool:
+    """Whether every character of ``text`` takes one cell: printable ASCII or
+    :data:`ONE_CELL`."""
+    if text.isascii():
+        return text.isprintable()
+    return text.isprintable() and all(c.isascii() or c in ONE_CELL for c in text)
+
+
+def cell_len(text: str) -> int:
+    """The terminal cells ``text`` takes: rich's measure (:func:`rich.cells.cell_len`:
+    wide characters take two, combining ones none), which is imported only for text
+    holding other characters than :func:`_plain` ones; a table of the summary's usual
+    text does not import rich (start-up, issue 29)."""
+    if _plain(text):
+        return len(text)
+    from rich.cells import cell_len as cells
+
+    return cells(text)
+
+
+def chop_cells(text: str, width: int) -> list[str]:
+    """``text`` cut into pieces of at most ``width`` cells (:func:`rich.cells.chop_cells`),
+    :func:`_plain` text cut directly."""
+    if _plain(text):
+        return [text[i : i + width] for i in range(0, len(text), width)]
+    from rich.cells import chop_cells as chop
+
+    return chop(text, width)
+
 
 #: A line of output: its pieces of text, each with a rich style ("" for none). Printed by
 #: :func:`ethersim.cli_common.print_lines`.

@@ -14,22 +14,30 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
 
 __all__ = ["RecordView", "record_views", "shown_rows"]
 
 
-class RecordView(TypedDict):
-    """How one mechanism's record is shown."""
+# typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+# At run time a record view is the plain dict a TypedDict's call makes anyway.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypedDict
 
-    #: The results table whose rows carry it (``ports``).
-    table: str
-    #: The title of its table.
-    title: str
-    #: A row is shown when any of these columns is true or non-zero.
-    shown_when: list[str]
-    #: The columns shown, in order, each with its short header.
-    columns: list[tuple[str, str]]
+    class RecordView(TypedDict):
+        """How one mechanism's record is shown."""
+
+        #: The results table whose rows carry it (``ports``).
+        table: str
+        #: The title of its table.
+        title: str
+        #: A row is shown when any of these columns is true or non-zero.
+        shown_when: list[str]
+        #: The columns shown, in order, each with its short header.
+        columns: list[tuple[str, str]]
+
+else:
+    RecordView = dict
 
 
 @functools.cache

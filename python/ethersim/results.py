@@ -8,12 +8,15 @@ import os
 from collections.abc import Callable, Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from ethersim.errors import OutputError
 from ethersim.safe_write import make_folders
 
+# typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
 __all__ = [

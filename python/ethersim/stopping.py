@@ -20,7 +20,11 @@ import signal
 import sys
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+
+# typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "Terminated",
