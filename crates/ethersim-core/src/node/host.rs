@@ -4,7 +4,8 @@
 //! Transmit path: an application hands a packet to the host only when a transmit buffer
 //! is free; the buffer stays taken while the CPU processes the packet (a fixed time per
 //! packet, one packet at a time) and while the NIC queues and sends it, and is freed
-//! when the frame has left the wire. Receive path: arriving frames wait in a bounded
+//! when the frame has left the wire (an event only when an endpoint waits for it; otherwise
+//! the host counts it free at its next look, see `node/port.rs`). Receive path: arriving frames wait in a bounded
 //! receive ring (a full ring drops the frame) and are processed one at a time before
 //! delivery to the endpoint they are for. The two paths have their own processors.
 //!
@@ -139,6 +140,18 @@ impl Host {
     pub fn release_tx_buffer(&mut self) {
         debug_assert!(self.tx_in_use > 0);
         self.tx_in_use -= 1;
+    }
+
+    /// `n` frames left the wire without an event of their own (see `node/port.rs`): their
+    /// transmit buffers are free again.
+    pub fn release_tx_buffers(&mut self, n: u32) {
+        debug_assert!(self.tx_in_use >= n);
+        self.tx_in_use -= n;
+    }
+
+    /// Whether endpoints wait for a transmit buffer.
+    pub fn has_waiters(&self) -> bool {
+        !self.waiting.is_empty()
     }
 
     /// `endpoint` waits for a transmit buffer (at the back of the line).

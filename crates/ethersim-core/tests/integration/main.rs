@@ -15,6 +15,7 @@ mod determinism;
 mod eee;
 mod fuzz;
 mod host_timing;
+mod lazy_ends;
 mod link_timing;
 mod mpi;
 mod outages;

@@ -26,7 +26,7 @@ impl Network {
         let now = sched.now();
         loop {
             let host = self.endpoints[endpoint.index()].host;
-            let buffer_free = self.host(host).has_tx_buffer();
+            let buffer_free = self.tx_buffer_free(host, now);
             let e = &mut self.endpoints[endpoint.index()];
             match e.poll(now, buffer_free) {
                 Next::Send => {
@@ -74,6 +74,7 @@ impl Network {
                     if !e.waiting_for_buffer {
                         e.waiting_for_buffer = true;
                         self.host_mut(host).wait_for_buffer(endpoint);
+                        self.buffer_release_is_awaited(sched, host);
                     }
                     return;
                 }
@@ -89,6 +90,34 @@ impl Network {
                     return;
                 }
             }
+        }
+    }
+
+    /// Whether host `node` has a transmit buffer free at `now`, counting those freed by
+    /// data frames that ended without an event (see `node/port.rs`): they are taken back
+    /// only when none is free otherwise, as nothing else asks.
+    #[inline]
+    fn tx_buffer_free(&mut self, node: NodeId, now: crate::time::SimTime) -> bool {
+        let h = self.host(node);
+        if h.has_tx_buffer() {
+            return true;
+        }
+        let port = h.port;
+        let p = &mut self.ports[port.index()];
+        p.settle(now);
+        let freed = p.take_freed_host_buffers();
+        let h = self.host_mut(node);
+        h.release_tx_buffers(freed);
+        h.has_tx_buffer()
+    }
+
+    /// An endpoint of host `node` began to wait for a transmit buffer: the frame on the
+    /// host's wire, whose end frees one, must end with an event that serves the line
+    /// (`tx_buffer_free` has settled any frame that had ended by now).
+    fn buffer_release_is_awaited(&mut self, sched: &mut Scheduler<Event>, node: NodeId) {
+        let port = self.host(node).port;
+        if let Some((tx, at)) = self.ports[port.index()].done_event_needed() {
+            sched.schedule_at(at, Event::TxDone { port, tx });
         }
     }
 

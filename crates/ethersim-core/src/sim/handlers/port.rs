@@ -72,11 +72,13 @@ impl Network {
                 let end = p.end;
                 let (frame, sent) = p.start(now, class, &mut self.links[link.index()].dirs[end]);
                 // The end of the transmission is an event only if someone acts then (see
-                // node/port.rs): a frame waits, a host frees a buffer, a policy or the trace
-                // path watches.
+                // node/port.rs): a frame waits, an endpoint waits for the host's buffer it
+                // frees, a policy or the trace path watches.
                 let p = &mut self.ports[port.index()];
-                let watched =
-                    p.on_host || p.policy.is_some() || !p.attachments.is_empty() || self.trace.is_on();
+                let watched = p.policy.is_some()
+                    || !p.attachments.is_empty()
+                    || self.trace.is_on()
+                    || (p.on_host && matches!(&self.nodes[p.node.index()], Node::Host(h) if h.has_waiters()));
                 if watched || !p.nothing_waits() {
                     if let Some((tx, at)) = p.done_event_needed() {
                         sched.schedule_at(at, Event::TxDone { port, tx });
