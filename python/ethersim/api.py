@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import math
 import numbers
+import os
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 
 from ethersim import _core, inputs
 from ethersim.errors import ScenarioError
@@ -14,8 +13,12 @@ from ethersim.inputs import MAX_SCENARIO_BYTES
 from ethersim.results import Result
 
 # typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+# Nor are pathlib and json, with the regular expressions both load (some 10 ms): the
+# core returns a run's report as Python objects, and a path is made only where one is
+# given.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 __all__ = [
@@ -103,8 +106,10 @@ def _toml_literal(value: Any, path: str) -> str:
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
         return repr(value)
-    if isinstance(value, (str, Path)):
-        return _toml_string(str(value), path)
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)  # a path, pathlib's or any other: its text
+    if isinstance(value, str):
+        return _toml_string(value, path)
     if isinstance(value, Mapping):
         inner = ", ".join(
             f"{_toml_string(str(k), path)} = {_toml_literal(v, f'{path}.{k}')}"
@@ -141,6 +146,8 @@ def file_overrides(scenario: str | Path, text: str) -> list[tuple[str, str]]:
     core will refuse anyway (it reports the error)."""
     if str(scenario) == "-" or ("trace" not in text and "replay" not in text):
         return []
+    from pathlib import Path
+
     import tomllib  # here, not above: a run without trace files does without it
 
     try:
@@ -238,11 +245,20 @@ def run_text(
     ``output`` is the folder the scenario's packet captures are written to (in its
     ``captures/`` folder); a scenario with captures needs one. :meth:`Result.write`
     moves them into the results folder it writes."""
-    out = None if output is None else Path(output)
+    out = _folder(output)
     pairs = _pairs(overrides)
     checked = _check_seed(seed)
-    report = json.loads(_core.run(text, pairs, checked, progress, out))
+    report = _core.run(text, pairs, checked, progress, out)
     return Result(report, captures_in=out, **_provenance(text, [], pairs, checked, None))
+
+
+def _folder(output: str | Path | None) -> Path | None:
+    """The folder a run's captures go to, as a path, if one is given."""
+    if output is None:
+        return None
+    from pathlib import Path  # only for a run that writes
+
+    return Path(output)
 
 
 def _provenance(
@@ -313,14 +329,14 @@ def run(
     text = with_captures(own, captures, max_bytes=capture_max_bytes, snaplen=capture_snaplen)
     file_pairs = file_overrides(scenario, text)
     pairs = _pairs(overrides)
-    out = None if output is None else Path(output)
+    out = _folder(output)
     checked = _check_seed(seed)
     early = _replay_clock_warnings(text, file_pairs + pairs)
     if warn is not None:
         for warning in early:
             warn(warning)
     try:
-        report = json.loads(_core.run(text, file_pairs + pairs, checked, progress, out))
+        report = _core.run(text, file_pairs + pairs, checked, progress, out)
     except ScenarioError as e:
         raise _added_capture_error(e, own) from None
     report["warnings"] = early + report.get("warnings", [])
@@ -390,11 +406,15 @@ def validate(scenario: str | Path, *, overrides: Overrides | None = None) -> dic
     """Checks a scenario file without running it; returns it with every default filled in."""
     text = load_text(scenario)
     pairs = file_overrides(scenario, text) + _pairs(overrides)
+    import json
+
     checked: dict[str, Any] = json.loads(_core.validate(text, pairs))
     return checked
 
 
 def schema() -> dict[str, Any]:
     """The JSON Schema of scenario files, generated from the Rust schema types."""
+    import json
+
     generated: dict[str, Any] = json.loads(_core.schema())
     return generated

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import signal
 import sys
 from collections.abc import Callable, Sequence
 
@@ -193,7 +192,7 @@ def stopped(e: BaseException | None, what: str) -> SystemExit:
     from rich.text import Text
 
     status = stopping.exit_status(e)
-    word = "terminated" if status == stopping.EXIT_STATUS[signal.SIGTERM] else "interrupted"
+    word = "terminated" if status == stopping.EXIT_STATUS[stopping.SIGTERM] else "interrupted"
     err_console().print(Text.assemble(f"{word}: ", literal(what)), highlight=False)
     stopping.mark_reported()
     return SystemExit(status)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import os
 import sys
-from pathlib import Path
 
 from ethersim import api, stopping
 from ethersim.cli_common import (
@@ -42,16 +41,20 @@ from ethersim.results import (
 from ethersim.safe_write import missing_folders, remove_folders
 
 # typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+# Nor is pathlib, with the regular expressions it loads: `--out` alone makes a path.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 __all__ = ["FLAGS", "VALUE_OPTIONS", "parse", "print_summary", "run"]
 
 #: The options of ``ethersim run`` that take a value: the parameter of :func:`run` each
-#: fills, the type typer converts its text to, and whether it may be repeated (a list).
+#: fills, the type typer converts its text to (``os.PathLike`` standing for a
+#: ``pathlib.Path``, made only when the option is given), and whether it may be
+#: repeated (a list).
 VALUE_OPTIONS: dict[str, tuple[str, type, bool]] = {
-    "--out": ("out", Path, False),
+    "--out": ("out", os.PathLike, False),
     "--set": ("set_", str, True),
     "--seed": ("seed", int, False),
     "--pcap": ("pcap", str, True),
@@ -127,9 +130,11 @@ def _converted(key: str, kind: type, value: str) -> Any:
     """``value`` converted as typer (click) converts it, or ``None`` where typer would
     refuse it or check more than the conversion: click converts numbers with ``int()``
     and ``float()`` and checks a ``min``; a path that exists must be readable."""
-    if kind is Path:
+    if kind is os.PathLike:
         if os.path.exists(value) and not os.access(value, os.R_OK):
             return None
+        from pathlib import Path
+
         return Path(value)
     if kind is str:
         return value

@@ -12,7 +12,6 @@ appears in both without a printer of its own.
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping, Sequence
 
 __all__ = ["RecordView", "record_views", "shown_rows"]
@@ -45,7 +44,7 @@ def record_views() -> tuple[RecordView, ...]:
     """Every mechanism's record view, in the order the core lists them."""
     from ethersim import _core
 
-    views = json.loads(_core.record_views())
+    views = _core.record_views()
     return tuple(
         RecordView(
             table=v["table"],

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Callable, Iterator
 from functools import cached_property
-from pathlib import Path
 
 from ethersim.errors import OutputError
 from ethersim.safe_write import make_folders
 
 # typing is imported only by type checkers: a run does not load it (start-up, issue 29).
+# Nor are pathlib and json, with the regular expressions both load: the functions that
+# write import them (a run that prints its summary writes nothing).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
     import pandas as pd
@@ -120,6 +121,7 @@ def capture_folder(out_dir: str | Path) -> Path:
     captures while it runs (:meth:`Result.write` moves them into the results folder; the
     caller removes this folder afterwards, whatever happened)."""
     import tempfile  # here and in the writes below: a run that writes nothing skips it
+    from pathlib import Path
 
     out = output_path(out_dir)
     try:
@@ -133,6 +135,8 @@ def output_path(out_dir: str | Path) -> Path:
     """The folder results go to: absolute, with symbolic links and ``..`` resolved (a link
     to a results folder updates that folder). Raises :class:`OutputError` for a path that
     is not valid text (the Parquet writer takes UTF-8 paths only)."""
+    from pathlib import Path
+
     out = Path(os.path.realpath(out_dir))
     try:
         str(out).encode("utf-8")
@@ -189,6 +193,7 @@ def write_folder(
 def _write_locked(out: Path, fill: Callable[[Path], None], ours: FolderCheck) -> Path:
     import shutil
     import tempfile
+    from pathlib import Path
 
     try:
         _check_replaceable(out, ours)
@@ -405,6 +410,8 @@ class Result:
 
     def summary_json(self) -> str:
         """The summary as canonical JSON text (sorted keys, fixed indentation)."""
+        import json
+
         return json.dumps(self.summary, indent=2, sort_keys=True) + "\n"
 
     def write(self, out_dir: str | Path) -> Path:
@@ -419,6 +426,8 @@ class Result:
         return write_folder(out_dir, self._fill)
 
     def _fill(self, folder: Path) -> None:
+        import json
+
         (folder / "summary.json").write_text(self.summary_json(), encoding="utf-8")
         if self.scenario_text is not None:
             (folder / "scenario.toml").write_text(self.scenario_text, encoding="utf-8")
@@ -461,6 +470,7 @@ def _git_commit() -> str | None:
     """The commit of the ethersim source checkout this package runs from (an editable
     install in a git work tree), or None when that is not known."""
     import subprocess
+    from pathlib import Path
 
     source = Path(__file__).resolve().parent
     checkout = source.parent.parent  # python/ethersim in the project's layout

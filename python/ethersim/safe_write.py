@@ -18,9 +18,14 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from pathlib import Path
 
 from ethersim.errors import OutputError
+
+# pathlib only where a path is made: a run that writes nothing does without it and the
+# regular expressions it loads (start-up, issue 29).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "check_writable_file",
@@ -66,6 +71,8 @@ def check_writable_file(
     created (by the caller, as it writes) may stand between it and the nearest existing
     folder, which must be writable. Returns the path, absolute. Cheap: commands call it
     before their work starts, and :func:`write_file` again just before the rename."""
+    from pathlib import Path
+
     target = Path(os.path.abspath(path))
     shown = str(path)
     try:
@@ -106,6 +113,7 @@ def write_file(path: str | os.PathLike[str], write: Callable[[Path], object], op
     :func:`check_writable_file`) or the write fails; on any failure or interrupt the
     temporary file is removed and the target is untouched. Returns the absolute path."""
     import tempfile  # here: a run that writes nothing does not import it
+    from pathlib import Path
 
     target = check_writable_file(path, option)
     try:
@@ -142,6 +150,8 @@ def make_folders(folder: str | os.PathLike[str]) -> Path:
     recursion (pathlib's ``mkdir(parents=True)`` recurses once per missing level, so a
     path of thousands of components raised RecursionError); an OS limit (a name or path
     too long) is the :class:`OSError` it is, for the caller to name its option."""
+    from pathlib import Path
+
     target = Path(os.path.abspath(folder))
     missing: list[Path] = []
     at = target
@@ -161,6 +171,8 @@ def missing_folders(folder: str | os.PathLike[str]) -> list[Path]:
     """The folders :func:`make_folders` would create for ``folder``, outermost first: what
     a command that fails afterwards removes again (:func:`remove_folders`), so that a
     refused command leaves nothing behind."""
+    from pathlib import Path
+
     at = Path(os.path.abspath(folder))
     missing: list[Path] = []
     while not os.path.lexists(at) and at.parent != at:

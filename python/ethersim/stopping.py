@@ -16,7 +16,6 @@ process.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 from collections.abc import Callable
 from types import FrameType
@@ -24,7 +23,19 @@ from types import FrameType
 # typing is imported only by type checkers: a run does not load it (start-up, issue 29).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import signal as signals
+    from signal import Signals
     from typing import Any
+else:
+    # The signal functions without the signal module's enumerations: `signal` wraps
+    # these same functions to turn numbers and handlers into IntEnums, and importing
+    # `enum` for that costs a run some 3 ms of start-up (issue 29). `_signal` is the
+    # module CPython builds `signal` from (type checkers know only `signal`); where it
+    # is missing, `signal` does the same work.
+    try:
+        import _signal as signals
+    except ImportError:  # an interpreter without CPython's module
+        import signal as signals
 
 __all__ = [
     "Terminated",
@@ -42,9 +53,13 @@ __all__ = [
 
 #: The exit status of a command stopped by each signal (128 + the signal's number, as a
 #: shell reports a process killed by it).
-EXIT_STATUS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+EXIT_STATUS: dict[int, int] = {signals.SIGINT: 130, signals.SIGTERM: 143}
 
-_received: signal.Signals | None = None
+#: The two stopping signals' numbers.
+SIGINT: int = signals.SIGINT
+SIGTERM: int = signals.SIGTERM
+
+_received: int | None = None
 _reported = False
 
 
@@ -54,13 +69,13 @@ class Terminated(BaseException):
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
     global _received
-    _received = signal.SIGINT
+    _received = signals.SIGINT
     raise KeyboardInterrupt
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     global _received
-    _received = signal.SIGTERM
+    _received = signals.SIGTERM
     raise Terminated
 
 
@@ -84,9 +99,9 @@ def install() -> None:
     printing a traceback (:func:`_unraisable`). A signal the process was started
     ignoring (a background job of a non-interactive shell ignores SIGINT) stays
     ignored."""
-    for signum, handler in ((signal.SIGINT, _on_sigint), (signal.SIGTERM, _on_sigterm)):
-        if signal.getsignal(signum) is not signal.SIG_IGN:
-            signal.signal(signum, handler)
+    for signum, handler in ((SIGINT, _on_sigint), (SIGTERM, _on_sigterm)):
+        if signals.getsignal(signum) != signals.SIG_IGN:
+            signals.signal(signum, handler)
     sys.unraisablehook = _unraisable
 
 
@@ -98,7 +113,7 @@ def ignore() -> None:
     few hundred milliseconds (the interpreter's teardown) killed the process by the
     signal; an ignored signal stays ignored."""
     for signum in EXIT_STATUS:
-        signal.signal(signum, signal.SIG_IGN)
+        signals.signal(signum, signals.SIG_IGN)
 
 
 # Named as the function it stands for: ``with stopping.deferred():``.
@@ -126,24 +141,28 @@ class deferred:
     def __enter__(self) -> None:
         try:
             for signum in EXIT_STATUS:
-                handler = signal.getsignal(signum)
+                handler = signals.getsignal(signum)
                 if callable(handler):
-                    signal.signal(signum, self._note)
+                    signals.signal(signum, self._note)
                     self._held[signum] = handler
         except ValueError:  # not the main thread: no handler runs here anyway
             pass
 
     def __exit__(self, *exc: object) -> None:
         for signum, handler in self._held.items():
-            signal.signal(signum, handler)
+            signals.signal(signum, handler)
         if self._came:
             first = self._came[0]
             self._held[first](first, None)
 
 
-def received() -> signal.Signals | None:
+def received() -> Signals | None:
     """The stopping signal that arrived, if one did."""
-    return _received
+    if _received is None:
+        return None
+    import signal  # only once a stop has come: see `signals` above
+
+    return signal.Signals(_received)
 
 
 def mark_reported() -> None:
@@ -161,9 +180,9 @@ def check() -> None:
     """Raises the stop again if one arrived: called where long work reports progress, so
     that a stop whose exception something swallowed (seen, rarely, when the signal lands
     while Python compiles a module it imports) still ends the work."""
-    if _received == signal.SIGTERM:
+    if _received == SIGTERM:
         raise Terminated
-    if _received == signal.SIGINT:
+    if _received == SIGINT:
         raise KeyboardInterrupt
 
 
@@ -171,10 +190,10 @@ def exit_status(e: BaseException | None = None) -> int:
     """130 for Ctrl-C, 143 for SIGTERM: from ``e`` when it is one of the two stops, else
     from the signal that arrived."""
     if isinstance(e, Terminated):
-        return EXIT_STATUS[signal.SIGTERM]
+        return EXIT_STATUS[SIGTERM]
     if isinstance(e, KeyboardInterrupt):
-        return EXIT_STATUS[signal.SIGINT]
-    return EXIT_STATUS[_received or signal.SIGINT]
+        return EXIT_STATUS[SIGINT]
+    return EXIT_STATUS[_received or SIGINT]
 
 
 def report(e: BaseException | None, what: str) -> int:
@@ -184,7 +203,7 @@ def report(e: BaseException | None, what: str) -> int:
     global _reported
     _reported = True
     status = exit_status(e)
-    word = "terminated" if status == EXIT_STATUS[signal.SIGTERM] else "interrupted"
+    word = "terminated" if status == EXIT_STATUS[SIGTERM] else "interrupted"
     try:
         sys.stderr.write(f"{word}: {what}\n")
         sys.stderr.flush()

@@ -15,7 +15,8 @@ use errors::{guard, to_py_err};
 /// milliseconds of simulation), frequent enough to answer Ctrl-C at once.
 const SIGNAL_CHECK_EVERY: u64 = 1 << 20;
 
-/// Runs a scenario given as TOML text; returns the run report as JSON text.
+/// Runs a scenario given as TOML text; returns the run report as Python data (see
+/// [`python_value`]).
 ///
 /// `overrides` are `(key path, value)` pairs applied in order; `seed` replaces the
 /// scenario's seed. The GIL is released while the simulation runs; every million or so
@@ -36,7 +37,7 @@ fn run(
     seed: Option<u64>,
     progress: Option<Py<PyAny>>,
     output: Option<std::path::PathBuf>,
-) -> PyResult<String> {
+) -> PyResult<Bound<'_, PyAny>> {
     let outcome = py.detach(|| -> Result<String, Stopped> {
         let mut run =
             guard(|| ethersim_core::run::Run::prepare_writing(&text, &overrides, seed, output.as_deref()))?;
@@ -74,13 +75,27 @@ fn run(
         // A report is plain data (numbers, strings, lists): serializing cannot fail.
         Ok(serde_json::to_string(&report).expect("report serializes"))
     });
-    outcome.map_err(|stopped| match stopped {
+    let report = outcome.map_err(|stopped| match stopped {
         Stopped::Error(e) => to_py_err(py, e),
         Stopped::Signal(raised) => raised,
         Stopped::Finalizing => pyo3::exceptions::PyRuntimeError::new_err(
             "the interpreter is shutting down; the run was abandoned",
         ),
-    })
+    })?;
+    python_value(py, &report)
+}
+
+/// The Python value of JSON text the core wrote: dicts (in the text's key order), lists,
+/// ints, floats, strings and `None`, as Python's `json.loads` returns them. Built here so
+/// that reading a run's report does not import the json module and the regular
+/// expressions it compiles (some milliseconds of every command's start-up). The report
+/// still passes through serde_json's text, so what JSON cannot hold (a NaN) is `None`,
+/// as it always was; serde_json's `float_roundtrip` parses each float to the value the
+/// text spells, correctly rounded as Python's parser does (its default parse may miss
+/// by the last bit, seen on a port's mean queue).
+fn python_value<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+    let mut text = serde_json::Deserializer::from_str(json);
+    Ok(serde_transcode::transcode(&mut text, pythonize::Pythonizer::new(py))?)
 }
 
 /// Why `run` returned without a report.
@@ -126,11 +141,12 @@ fn effective_scenario(
         .map_err(|e| to_py_err(py, e))
 }
 
-/// How the front shows each mechanism's record of results (`RecordView`s), as JSON
-/// text: a list of `{table, title, shown_when, columns: [[column, header], ...]}`.
+/// How the front shows each mechanism's record of results (`RecordView`s), as Python
+/// data: a list of `{table, title, shown_when, columns: [[column, header], ...]}`.
 #[pyfunction]
-fn record_views() -> String {
-    serde_json::to_string(&ethersim_core::sim::RECORD_VIEWS).expect("record views serialize")
+fn record_views(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let json = serde_json::to_string(&ethersim_core::sim::RECORD_VIEWS).expect("record views serialize");
+    python_value(py, &json)
 }
 
 /// The JSON Schema of scenario files.
@@ -206,6 +222,13 @@ fn read_trace(
     Ok((trace.first_ps, offsets, lengths))
 }
 
+/// [`python_value`] of `json`, for the tests that hold it to Python's `json.loads`.
+/// Raises `ValueError` for text that is not JSON.
+#[pyfunction]
+fn _json_value<'py>(py: Python<'py>, json: &str) -> PyResult<Bound<'py, PyAny>> {
+    python_value(py, json).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
 /// Panics inside Rust on purpose, so tests can check that a panic reaches Python as
 /// `ethersim.InternalError` instead of crashing the interpreter.
 #[pyfunction]
@@ -234,5 +257,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_trigger_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(_json_value, m)?)?;
     Ok(())
 }
