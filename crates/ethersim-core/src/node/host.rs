@@ -60,6 +60,11 @@ pub struct Host {
     /// The host's network interface.
     pub port: PortId,
     tx_in_use: u32,
+    /// Transmit buffers of data frames that ended without an event, not yet freed.
+    lazily_ended: u32,
+    /// When the data frame on the wire that will end without an event (if any) frees
+    /// its transmit buffer: the end of its inter-frame gap.
+    lazy_end_at: Option<SimTime>,
     tx_cpu: VecDeque<PacketRef>,
     rx_ring: VecDeque<PacketRef>,
     waiting: VecDeque<EndpointId>,
@@ -97,6 +102,8 @@ impl Host {
             config,
             port,
             tx_in_use: 0,
+            lazily_ended: 0,
+            lazy_end_at: None,
             // Reserve up to a working size; larger rings grow on demand (once, not per event).
             tx_cpu: VecDeque::with_capacity(config.tx_buffers.min(RESERVE_LIMIT) as usize),
             rx_ring: VecDeque::with_capacity(config.rx_buffers.min(RESERVE_LIMIT) as usize),
@@ -142,16 +149,48 @@ impl Host {
         self.tx_in_use -= 1;
     }
 
-    /// `n` frames left the wire without an event of their own (see `node/port.rs`): their
-    /// transmit buffers are free again.
-    pub fn release_tx_buffers(&mut self, n: u32) {
-        debug_assert!(self.tx_in_use >= n);
-        self.tx_in_use -= n;
+    /// A frame of this host starts on the wire with nothing waiting behind it; its gap
+    /// ends at `free_at`. Whether its end may go without an event: yes unless an
+    /// endpoint waits for a buffer. A data frame's buffer is then freed at `free_at`,
+    /// counted at the host's next look for one ([`Host::take_lazy_frees`]).
+    pub fn end_lazily(&mut self, free_at: SimTime, data: bool) -> bool {
+        if !self.waiting.is_empty() {
+            return false;
+        }
+        if data {
+            // The port is free only once the frame before has ended: a data frame of
+            // the host's that ended without an event has freed its buffer.
+            if self.lazy_end_at.replace(free_at).is_some() {
+                self.lazily_ended += 1;
+            }
+        }
+        true
     }
 
-    /// Whether endpoints wait for a transmit buffer.
-    pub fn has_waiters(&self) -> bool {
-        !self.waiting.is_empty()
+    /// Frees the transmit buffers of data frames that ended without an event by `now`;
+    /// whether a buffer is free then. Called when none is free otherwise: until a buffer
+    /// is wanted, nothing else needs the count.
+    pub fn take_lazy_frees(&mut self, now: SimTime) -> bool {
+        let mut freed = std::mem::take(&mut self.lazily_ended);
+        if self.lazy_end_at.is_some_and(|t| t <= now) {
+            self.lazy_end_at = None;
+            freed += 1;
+        }
+        debug_assert!(self.tx_in_use >= freed);
+        self.tx_in_use -= freed;
+        self.has_tx_buffer()
+    }
+
+    /// The frame on the host's wire at `now` will free its buffer another way: its end
+    /// became an event (an endpoint or a frame waits behind it), or the link cut it off.
+    /// If it is the data frame that was to end without an event, that no longer frees
+    /// the buffer (a frame that ended by `now` still does). Returns whether it was.
+    pub fn end_made_event(&mut self, now: SimTime) -> bool {
+        let on_wire = self.lazy_end_at.is_some_and(|t| t > now);
+        if on_wire {
+            self.lazy_end_at = None;
+        }
+        on_wire
     }
 
     /// `endpoint` waits for a transmit buffer (at the back of the line).

@@ -11,10 +11,9 @@
 //! policy watches the queue, or the trace path listens. Otherwise the transmission is
 //! settled lazily, at the next operation on the port or when results are read
 //! (`Port::settle`), with the same counts, so an uncongested port costs one event per
-//! frame fewer. A host's data frame settled so frees its transmit buffer then: the port
-//! keeps the count until the host next looks for a free buffer
-//! (`Port::take_freed_host_buffers`). Like every lazy end, it is over at any look at or
-//! after the instant its gap ends: the host's acknowledgements, sent with nothing
+//! frame fewer. A host's data frame that ends so frees its transmit buffer at the
+//! instant its gap ends: the host keeps that instant and counts the buffer free at its
+//! next look (`node/host.rs`), so a receiver's acknowledgements, sent with nothing
 //! waiting, cost no event at their end.
 
 use std::collections::VecDeque;
@@ -140,9 +139,6 @@ pub struct Port {
     queue: DropTailQueue,
     control: VecDeque<Queued>,
     on_wire: Option<OnWire>,
-    /// Transmit buffers of the host freed by data frames settled without an event, not
-    /// yet handed back to it (always 0 on a switch).
-    freed_host_buffers: u32,
     stats: PortStats,
     /// Idle intervals, if this port records them (boxed: most ports do not, and the check
     /// is then one branch per frame).
@@ -168,7 +164,6 @@ impl Port {
             queue: DropTailQueue::new(limits),
             control: VecDeque::with_capacity(4),
             on_wire: None,
-            freed_host_buffers: 0,
             stats: PortStats::default(),
             idle: None,
         }
@@ -314,16 +309,7 @@ impl Port {
     pub fn settle(&mut self, now: SimTime) {
         if let Some(w) = self.on_wire.filter(|w| !w.done_queued && w.wire_free <= now) {
             self.finish_tx(w.tx);
-            if self.on_host && w.class == FrameClass::Data {
-                self.freed_host_buffers += 1;
-            }
         }
-    }
-
-    /// The host's transmit buffers freed by data frames settled without an event since
-    /// the last call (see the module notes); the host takes them back.
-    pub fn take_freed_host_buffers(&mut self) -> u32 {
-        std::mem::take(&mut self.freed_host_buffers)
     }
 
     /// The transmission on the wire, if the caller must now queue its `TxDone` event

@@ -6,8 +6,9 @@
 //! case that matters: two hosts each sending TCP data and acknowledgements, Poisson
 //! datagrams and pings through a switch, with few transmit buffers (so endpoints wait
 //! for them, and a buffer freed without an event must not be missed or counted twice),
-//! with and without an interrupt service time. Both runs must give the same summary,
-//! bar the number of events.
+//! with and without an interrupt service time, and links that go dark (cutting frames
+//! off mid-transmission). Both runs must give the same summary, bar the number of
+//! events.
 
 use proptest::prelude::*;
 
@@ -15,10 +16,12 @@ use ethersim_core::sim::{Subscriber, TraceLog};
 
 use crate::common::simulation;
 
-/// Hosts `a` and `b` on switch `s`, links at `rate_a` and `rate_b`; a TCP file each way,
-/// Poisson datagrams from `a`, pings from `b`; each host has `buffers` transmit buffers
-/// and the host lines `host` besides.
-fn two_way(rate_a: u32, rate_b: u32, buffers: u32, host: &str, seed: u64) -> String {
+/// Hosts `a` and `b` on switch `s`, links at `rate_a` and `rate_b`, each dark for 300 us
+/// from `dark_us` (and the second 5 ms later too); a TCP file each way, Poisson datagrams
+/// from `a`, pings from `b`; each host has `buffers` transmit buffers and the host lines
+/// `host` besides.
+fn two_way(rate_a: u32, rate_b: u32, buffers: u32, host: &str, dark_us: u64, seed: u64) -> String {
+    let later = dark_us + 5_000;
     format!(
         r#"
 seed = {seed}
@@ -38,10 +41,12 @@ port_buffer = {{ frames = 20 }}
 between = ["a", "s"]
 rate = "{rate_a} Mb/s"
 delay = "2 us"
+outages = [{{ start = "{dark_us} us", duration = "300 us" }}]
 [[links]]
 between = ["s", "b"]
 rate = "{rate_b} Mb/s"
 delay = "3 us"
+outages = [{{ start = "{dark_us} us", duration = "300 us" }}, {{ start = "{later} us", duration = "300 us" }}]
 [[apps]]
 kind = "tcp_file"
 from = "a"
@@ -90,9 +95,10 @@ proptest! {
         buffers in 1u32..5,
         interrupt in prop::sample::select(vec!["", "tx_interrupt = \"20 us\"",
             "tx_interrupt = \"5 us\"\ntx_interrupt_jitter = \"10 us\""]),
+        dark_us in 1_000u64..90_000,
         seed in 0u64..1000,
     ) {
-        let text = two_way(rate_a, rate_b, buffers, interrupt, seed);
+        let text = two_way(rate_a, rate_b, buffers, interrupt, dark_us, seed);
         let (quiet, quiet_events) = summary(&text, false);
         let (listened, listened_events) = summary(&text, true);
         prop_assert_eq!(quiet, listened);

@@ -94,28 +94,23 @@ impl Network {
     }
 
     /// Whether host `node` has a transmit buffer free at `now`, counting those freed by
-    /// data frames that ended without an event (see `node/port.rs`): they are taken back
-    /// only when none is free otherwise, as nothing else asks.
+    /// data frames that ended without an event (see `node/host.rs`).
     #[inline]
     fn tx_buffer_free(&mut self, node: NodeId, now: crate::time::SimTime) -> bool {
-        let h = self.host(node);
-        if h.has_tx_buffer() {
-            return true;
-        }
-        let port = h.port;
-        let p = &mut self.ports[port.index()];
-        p.settle(now);
-        let freed = p.take_freed_host_buffers();
-        let h = self.host_mut(node);
-        h.release_tx_buffers(freed);
-        h.has_tx_buffer()
+        self.host(node).has_tx_buffer() || self.host_mut(node).take_lazy_frees(now)
     }
 
-    /// An endpoint of host `node` began to wait for a transmit buffer: the frame on the
-    /// host's wire, whose end frees one, must end with an event that serves the line
-    /// (`tx_buffer_free` has settled any frame that had ended by now).
+    /// An endpoint of host `node` began to wait for a transmit buffer: if the data frame
+    /// on the host's wire was to end without an event, its end becomes one, which frees
+    /// its buffer and serves the line (`tx_buffer_free` has freed those of frames that
+    /// had ended by now).
     fn buffer_release_is_awaited(&mut self, sched: &mut Scheduler<Event>, node: NodeId) {
-        let port = self.host(node).port;
+        let now = sched.now();
+        let h = self.host_mut(node);
+        if !h.end_made_event(now) {
+            return;
+        }
+        let port = h.port;
         if let Some((tx, at)) = self.ports[port.index()].done_event_needed() {
             sched.schedule_at(at, Event::TxDone { port, tx });
         }

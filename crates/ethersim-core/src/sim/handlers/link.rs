@@ -111,6 +111,9 @@ impl Network {
             // gate's wake-up for the end of the outage is armed if frames wait.
             self.after_tx_end(sched, port);
             if cut.class == FrameClass::Data {
+                if let Node::Host(h) = &mut self.nodes[node.index()] {
+                    h.end_made_event(now);
+                }
                 self.release_host_buffer(sched, node);
             }
         }

@@ -58,6 +58,10 @@ impl Network {
             if !p.nothing_waits() {
                 if let Some((tx, at)) = p.done_event_needed() {
                     sched.schedule_at(at, Event::TxDone { port, tx });
+                    if let Node::Host(h) = &mut self.nodes[p.node.index()] {
+                        // Its buffer is freed by that event now (see node/host.rs).
+                        h.end_made_event(now);
+                    }
                 }
             }
             return;
@@ -75,11 +79,16 @@ impl Network {
                 // node/port.rs): a frame waits, an endpoint waits for the host's buffer it
                 // frees, a policy or the trace path watches.
                 let p = &mut self.ports[port.index()];
-                let watched = p.policy.is_some()
+                let needed = !p.nothing_waits()
+                    || p.policy.is_some()
                     || !p.attachments.is_empty()
                     || self.trace.is_on()
-                    || (p.on_host && matches!(&self.nodes[p.node.index()], Node::Host(h) if h.has_waiters()));
-                if watched || !p.nothing_waits() {
+                    || (p.on_host
+                        && match &mut self.nodes[p.node.index()] {
+                            Node::Host(h) => !h.end_lazily(sent.timing.wire_free, class == FrameClass::Data),
+                            Node::Switch(_) => true,
+                        });
+                if needed {
                     if let Some((tx, at)) = p.done_event_needed() {
                         sched.schedule_at(at, Event::TxDone { port, tx });
                     }
