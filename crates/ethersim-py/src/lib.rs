@@ -245,6 +245,16 @@ fn core_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// How this extension was optimised: `pgo <digest> (made for these sources)` when it was
+/// built with the profile-guided optimisation profile ethersim's build backend applies
+/// (`build_backend/ethersim_build.py`; "made for earlier sources" if the profile is older
+/// than the code), else `none: <why>`.
+#[pyfunction]
+fn build_profile() -> &'static str {
+    option_env!("ETHERSIM_BUILD_PROFILE")
+        .unwrap_or("none: built without ethersim's build backend (plain cargo)")
+}
+
 /// The private extension module behind the `ethersim` package.
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -254,6 +264,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(schema, m)?)?;
     m.add_function(wrap_pyfunction!(record_views, m)?)?;
     m.add_function(wrap_pyfunction!(core_version, m)?)?;
+    m.add_function(wrap_pyfunction!(build_profile, m)?)?;
     m.add_function(wrap_pyfunction!(parse_quantity, m)?)?;
     m.add_function(wrap_pyfunction!(read_trace, m)?)?;
     m.add_function(wrap_pyfunction!(_trigger_panic, m)?)?;

@@ -1,0 +1,136 @@
+"""The build backend (``build_backend/ethersim_build.py``): when the committed
+profile-guided optimisation profile is applied, how its flags join the caller's, what
+its source digest covers, and that the installed extension says how it was built."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "build_backend"))
+
+import ethersim_build  # noqa: E402
+
+#: The first eight bytes of an LLVM indexed instrumentation profile (its magic number,
+#: 0x8169666f72706cff, little-endian: what `-Cprofile-use` reads).
+INDEXED_PROFILE_MAGIC = b"\xfflprofi\x81"
+
+RECORD = {"llvm_major": 22, "rustc": "1.95.0", "source_digest": "ab" * 32}
+
+
+def test_ethersim_pgo_0_turns_the_profile_off() -> None:
+    d = ethersim_build.decide({"ETHERSIM_PGO": "0"}, 22, RECORD)
+    assert not d.apply
+    assert "ETHERSIM_PGO=0" in d.reason
+
+
+def test_a_compiler_with_an_older_llvm_builds_without_the_profile() -> None:
+    d = ethersim_build.decide({}, 19, RECORD)
+    assert not d.apply
+    assert "LLVM 19" in d.reason and "LLVM 22" in d.reason and "1.95.0" in d.reason
+
+
+@pytest.mark.parametrize("llvm", [22, 23])
+def test_a_compiler_whose_llvm_reads_the_profile_uses_it(llvm: int) -> None:
+    assert ethersim_build.decide({}, llvm, RECORD).apply
+
+
+def test_no_profile_or_no_llvm_version_builds_without_it() -> None:
+    assert not ethersim_build.decide({}, 22, None).apply
+    d = ethersim_build.decide({}, None, RECORD)
+    assert not d.apply
+    assert "LLVM version" in d.reason
+
+
+def test_the_profile_flags_follow_the_callers_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    record = ethersim_build.read_record()
+    assert record is not None, "the profile is committed"
+    monkeypatch.setattr(ethersim_build, "rustc_llvm_major", lambda env: int(record["llvm_major"]))
+    # Encoded flags keep an argument with a space whole; they win over RUSTFLAGS, as in Cargo.
+    env = {"CARGO_ENCODED_RUSTFLAGS": "-Ctarget-cpu=native\x1f--cfg=a b", "RUSTFLAGS": "-Cignored"}
+    out, line = ethersim_build.profile_env(env)
+    flags = out["CARGO_ENCODED_RUSTFLAGS"].split("\x1f")
+    assert flags[:2] == ["-Ctarget-cpu=native", "--cfg=a b"]
+    (use,) = [f for f in flags if f.startswith("-Cprofile-use=")]
+    unpacked = Path(use.removeprefix("-Cprofile-use="))
+    assert unpacked.read_bytes()[:8] == INDEXED_PROFILE_MAGIC
+    assert out[ethersim_build.BUILD_PROFILE_VAR].startswith(f"pgo {record['source_digest'][:12]} ")
+    assert "profile-guided optimisation" in line
+    # Without encoded flags, RUSTFLAGS is read (split on white space, as Cargo does).
+    out, _ = ethersim_build.profile_env({"RUSTFLAGS": " -Copt-level=3  -g "})
+    assert out["CARGO_ENCODED_RUSTFLAGS"].split("\x1f")[:2] == ["-Copt-level=3", "-g"]
+
+
+def test_a_build_without_the_profile_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ethersim_build, "rustc_llvm_major", lambda env: 3)
+    out, line = ethersim_build.profile_env({"RUSTFLAGS": "-g"})
+    assert "CARGO_ENCODED_RUSTFLAGS" not in out
+    assert out["RUSTFLAGS"] == "-g"
+    assert out[ethersim_build.BUILD_PROFILE_VAR].startswith("none: the Rust compiler's LLVM 3 ")
+    assert "without profile-guided optimisation" in line
+
+
+def _tree(root: Path) -> None:
+    (root / "crates" / "a" / "src" / "m").mkdir(parents=True)
+    (root / "crates" / "a" / "tests").mkdir()
+    (root / "Cargo.toml").write_text("[workspace]\n")
+    (root / "Cargo.lock").write_text("# lock\n")
+    (root / "crates" / "a" / "Cargo.toml").write_text("[package]\n")
+    (root / "crates" / "a" / "src" / "lib.rs").write_text("mod m;\n")
+    (root / "crates" / "a" / "src" / "m" / "x.rs").write_text("fn x() {}\n")
+    (root / "crates" / "a" / "tests" / "t.rs").write_text("#[test] fn t() {}\n")
+
+
+def test_the_source_digest_covers_the_compiled_sources_and_no_tests(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    before = ethersim_build.source_digest(tmp_path)
+    (tmp_path / "crates" / "a" / "tests" / "t.rs").write_text("#[test] fn u() {}\n")
+    assert ethersim_build.source_digest(tmp_path) == before
+    for changed in ["crates/a/src/m/x.rs", "crates/a/Cargo.toml", "Cargo.lock", "Cargo.toml"]:
+        path = tmp_path / changed
+        original = path.read_text()
+        path.write_text(original + "// changed\n")
+        assert ethersim_build.source_digest(tmp_path) != before, changed
+        path.write_text(original)
+    assert ethersim_build.source_digest(tmp_path) == before
+
+
+def test_the_committed_profile_is_what_its_record_says() -> None:
+    from ethersim.benchmark import bench_scenarios
+
+    record = json.loads(ethersim_build.RECORD.read_text())
+    with gzip.open(ethersim_build.PROFILE, "rb") as f:
+        assert f.read(8) == INDEXED_PROFILE_MAGIC
+    assert record["llvm_version"].split(".")[0] == str(record["llvm_major"])
+    assert re.fullmatch(r"[0-9a-f]{64}", record["source_digest"])
+    assert record["training"], "the profile was made from runs"
+    assert set(record["training"]) <= set(bench_scenarios())
+
+
+def test_the_extension_says_how_it_was_built() -> None:
+    """The installed extension's own account. Installed from this checkout by
+    ``pip install .`` on this machine (as the README's test command does), it was built
+    with the profile exactly when this machine's compiler reads it."""
+    import ethersim
+    from ethersim import _core
+
+    said = _core.build_profile()
+    forms = r"pgo [0-9a-f]{12} \(made for (these|earlier) sources\)|none: .+"
+    assert re.fullmatch(forms, said), said
+    package = Path(ethersim.__file__).resolve().parent
+    if package.is_relative_to(ROOT):
+        # The checkout's own package: its extension came from `cargo build`, not pip.
+        assert said.startswith("none: built without ethersim's build backend"), said
+        return
+    import os
+
+    decision = ethersim_build.decide(
+        os.environ, ethersim_build.rustc_llvm_major(os.environ), ethersim_build.read_record()
+    )
+    assert said.startswith("pgo ") == decision.apply, (said, decision)
