@@ -243,7 +243,7 @@ def test_results_folders_follow_the_umask(tmp_path: Path) -> None:
 def test_pointless_scenarios_are_warned_about_and_show_no_fake_statistics(tmp_path: Path) -> None:
     late = ["duration=1 s", "apps[0].size=1 MB", "apps[0].start=2 s"]
     for text, overrides, warning in (
-        ("", [], "the scenario has no applications"),
+        ("", [], "the scenario has no applications and no MPI jobs"),
         (
             EXAMPLE.read_text(),
             late,
@@ -256,6 +256,13 @@ def test_pointless_scenarios_are_warned_about_and_show_no_fake_statistics(tmp_pa
         assert p.returncode == 0, p.stderr
         assert f"warning: {warning}" in p.stderr
     assert "0 ps" not in p.stdout and "\N{EN DASH}" in p.stdout, p.stdout
+
+
+def test_a_scenario_whose_traffic_is_mpi_jobs_is_not_said_to_carry_none() -> None:
+    mpi = EXAMPLE.parent / "mpi-trace-two-switches.toml"
+    p = ethersim_cli("run", str(mpi), "-q")
+    assert p.returncode == 0, p.stderr
+    assert "no applications" not in p.stderr, p.stderr
 
 
 def test_only_a_regular_file_of_bounded_size_is_read(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@ use crate::time::{BitRate, Bytes, SimTime};
 /// Scenarios that are valid but where nothing, or less than written, can happen.
 pub(super) fn warnings(s: &Scenario) -> Vec<String> {
     let mut out = Vec::new();
-    if s.apps.is_empty() {
-        out.push("the scenario has no applications: the run carries no traffic".to_owned());
+    // MPI jobs are traffic too: their ranks send without an `[[apps]]` entry.
+    if s.apps.is_empty() && s.mpi_jobs.is_empty() {
+        out.push("the scenario has no applications and no MPI jobs: the run carries no traffic".to_owned());
     }
     if s.duration.is_none() {
         for (i, app) in s.apps.iter().enumerate() {
