@@ -51,6 +51,9 @@ def test_scenario_toml_reruns_to_a_byte_identical_summary(tmp_path: Path) -> Non
     assert run["ethersim"] == ethersim.__version__
     assert run["command"][:3] == ["ethersim", "run", str(TCP)]
     assert run["git_commit"] is None or re.fullmatch(r"[0-9a-f]{40}", run["git_commit"])
+    from ethersim import _core
+
+    assert run["build"] == _core.build_profile()
     rerun = json.loads((again / "run.json").read_text())
     assert rerun["overrides"] == [] and rerun["seed_given"] is None and rerun["seed"] == 7
 

@@ -39,6 +39,10 @@ def test_a_run_report_has_its_figures_tables_and_provenance(run_folder: Path) ->
     from importlib.metadata import version
 
     assert f"<dd>{version('ethersim')}</dd>" in page
+    run_info = json.loads((run_folder / "run.json").read_text())
+    from markupsafe import escape
+
+    assert f"<dt>build</dt><dd>{escape(run_info['build'])}</dd>" in page
     assert "[[apps]]" in page, "the scenario as it ran"
     assert remote_references(page) == [], "self-contained"
     # plotly.js is embedded once, whatever the number of figures.

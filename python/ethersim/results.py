@@ -445,6 +445,8 @@ class Result:
             **self.provenance,
             "ethersim": _version(),
             "git_commit": _git_commit(),
+            # The wall-clock figures above depend on how the extension was optimised.
+            "build": _build_profile(),
         }
         (folder / "run.json").write_text(json.dumps(run_info, indent=2) + "\n", encoding="utf-8")
         for key in TABLES:
@@ -464,6 +466,13 @@ def _version() -> str:
     from ethersim._version import __version__
 
     return __version__
+
+
+def _build_profile() -> str:
+    """How the extension was optimised (:func:`ethersim._core.build_profile`)."""
+    from ethersim import _core
+
+    return _core.build_profile()
 
 
 def _git_commit() -> str | None:

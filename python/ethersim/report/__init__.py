@@ -76,6 +76,7 @@ def run_meta(summary: dict[str, Any], run_info: dict[str, Any]) -> list[tuple[st
         ("simulated time", fmt_time(summary["sim_time_s"])),
         ("events", fmt_count(summary["events"])),
         ("wall time", fmt_time(wall)),
+        ("build", run_info.get("build") or "not known"),
     ]
 
 

@@ -105,6 +105,7 @@ RUN_SCHEMA: dict[str, Any] = {
         "command": {"type": ["array", "null"], "items": {"type": "string"}},
         "ethersim": {"type": ["string", "null"]},
         "git_commit": {"type": ["string", "null"]},
+        "build": {"type": ["string", "null"]},
         "wall_time_s": {"type": "number"},
     },
 }
