@@ -71,9 +71,14 @@ BUILD_PROFILE_VAR = "ETHERSIM_BUILD_PROFILE"
 def source_digest(root: Path = ROOT) -> str:
     """SHA-256 of what the extension's machine code is compiled from: every Rust source
     file of the crates, their manifests and the lock file (not tests or benches), by
-    path and content. A profile records the digest of the sources it was made from."""
+    path and content. A profile records the digest of the sources it was made from.
+
+    The workspace's own `Cargo.toml` is left out: a source distribution rewrites it
+    (maturin drops `default-members`), and what it holds (members, lints, the release
+    profile) does not change a function's control flow, which is what a profile is
+    matched against."""
     files = sorted(
-        [root / "Cargo.toml", root / "Cargo.lock"]
+        [root / "Cargo.lock"]
         + [p for crate in sorted((root / "crates").iterdir()) for p in _crate_files(crate)]
     )
     h = hashlib.sha256()
