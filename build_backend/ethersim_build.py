@@ -21,8 +21,11 @@ The profile is used only when it can help and cannot break the build:
   it beside its figures.
 
 The flags are added to the ones the caller gave (``CARGO_ENCODED_RUSTFLAGS`` or
-``RUSTFLAGS``); as Cargo does with any flags from the environment, they replace
-``build.rustflags`` from a Cargo configuration file.
+``RUSTFLAGS``). Flags from the environment replace those of a Cargo configuration
+(``build.rustflags``, ``target.<triple>.rustflags`` and their variables), so when the
+caller's flags come from one of those the build goes without the profile and says so.
+Nothing about the profile stops a build: a damaged file, or nowhere to unpack it, and
+the build goes on without it, saying why.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,10 +48,12 @@ __all__ = [
     "build_editable",
     "build_sdist",
     "build_wheel",
+    "cargo_config_flags",
     "decide",
     "get_requires_for_build_editable",
     "get_requires_for_build_sdist",
     "get_requires_for_build_wheel",
+    "prepare_metadata_for_build_editable",
     "prepare_metadata_for_build_wheel",
     "profile_env",
     "rustc_llvm_major",
@@ -124,14 +128,26 @@ class Decision:
 
 
 def decide(
-    env: Mapping[str, str], llvm_major: int | None, record: Mapping[str, Any] | None
+    env: Mapping[str, str],
+    llvm_major: int | None,
+    record: Mapping[str, Any] | None,
+    config_flags: str | None = None,
 ) -> Decision:
     """Whether a build in ``env``, by a compiler with LLVM ``llvm_major``, uses the
-    profile described by ``record`` (``None``: no profile is committed)."""
+    profile described by ``record`` (``None``: no profile is committed).
+    ``config_flags`` names where Cargo would otherwise take compiler flags from (a Cargo
+    configuration file or variable) if anywhere: flags from the environment, which the
+    profile needs, would replace those, so the build then goes without it."""
     if env.get("ETHERSIM_PGO", "").strip() == "0":
         return Decision(False, "turned off by ETHERSIM_PGO=0")
     if record is None:
         return Decision(False, f"no profile at {PROFILE.relative_to(ROOT)}")
+    if config_flags is not None:
+        return Decision(
+            False,
+            f"compiler flags come from {config_flags}, which flags in the environment would "
+            "replace (give them in RUSTFLAGS to build with the profile)",
+        )
     needed = int(record["llvm_major"])
     if llvm_major is None:
         return Decision(False, "the Rust compiler did not say its LLVM version")
@@ -142,6 +158,32 @@ def decide(
             f"{needed} (rustc {record['rustc']} or later reads it)",
         )
     return Decision(True, f"profile written by LLVM {needed}, compiler's LLVM {llvm_major}")
+
+
+def cargo_config_flags(env: Mapping[str, str], start: Path = ROOT) -> str | None:
+    """Where Cargo would take compiler flags from other than ``CARGO_ENCODED_RUSTFLAGS``
+    and ``RUSTFLAGS`` (which replace all of these, as Cargo documents): a
+    ``CARGO_BUILD_RUSTFLAGS`` or ``CARGO_TARGET_<triple>_RUSTFLAGS`` variable, or a
+    configuration file naming ``rustflags`` (those of ``start`` and its parents, then
+    ``CARGO_HOME``'s). ``None`` if none, or if the caller gives flags in the environment
+    already (they replace the configuration's anyway)."""
+    if "CARGO_ENCODED_RUSTFLAGS" in env or "RUSTFLAGS" in env:
+        return None
+    for name in sorted(env):
+        if name == "CARGO_BUILD_RUSTFLAGS" or (
+            name.startswith("CARGO_TARGET_") and name.endswith("_RUSTFLAGS")
+        ):
+            return name
+    home = Path(env.get("CARGO_HOME") or Path.home() / ".cargo")
+    folders = [d / ".cargo" for d in (start, *start.parents)] + [home]
+    for folder in folders:
+        for file in (folder / "config.toml", folder / "config"):
+            try:
+                if "rustflags" in file.read_text(encoding="utf-8", errors="replace"):
+                    return str(file)
+            except OSError:
+                continue
+    return None
 
 
 def read_record() -> dict[str, Any] | None:
@@ -160,31 +202,47 @@ def _encoded_flags(env: Mapping[str, str]) -> list[str]:
     return env.get("RUSTFLAGS", "").split()
 
 
-def _unpacked_profile(record: Mapping[str, Any]) -> Path:
-    """The profile, uncompressed, at a path that stays the same from build to build (so
-    Cargo's incremental builds stay valid): under the source tree's ``target/`` if it
-    can be written, else a temporary folder."""
-    name = f"ethersim-{record['source_digest'][:16]}.profdata"
-    for folder in (ROOT / "target" / "pgo", Path(tempfile.gettempdir()) / "ethersim-pgo"):
+def _unpacked_profile() -> Path:
+    """The profile, uncompressed, at a path that stays the same from build to build of
+    the same profile (so Cargo's incremental builds stay valid) and changes with it (it
+    is named by the compressed file's SHA-256): under the source tree's ``target/`` if
+    it can be written, else a folder of this user's in the temporary folder."""
+    packed = PROFILE.read_bytes()
+    name = f"ethersim-{hashlib.sha256(packed).hexdigest()[:24]}.profdata"
+    user = os.getuid() if hasattr(os, "getuid") else os.getpid()
+    folders = [ROOT / "target" / "pgo", Path(tempfile.gettempdir()) / f"ethersim-pgo-{user}"]
+    for folder in folders:
+        path = folder / name
+        part = folder / f".{name}.{os.getpid()}.part"
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            path = folder / name
             if not path.is_file():
-                part = folder / f".{name}.{os.getpid()}.part"
-                with gzip.open(PROFILE, "rb") as src, open(part, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
+                part.write_bytes(gzip.decompress(packed))
                 part.replace(path)
             return path
         except OSError:
+            part.unlink(missing_ok=True)
             continue
     raise OSError("no folder to unpack the PGO profile into")
 
 
 def profile_env(env: Mapping[str, str]) -> tuple[dict[str, str], str]:
-    """The environment for the extension's build, and one line saying what it does."""
+    """The environment for the extension's build, and one line saying what it does.
+    Whatever is wrong with the profile (a damaged file, nowhere to unpack it), the build
+    goes on without it and says why."""
+    try:
+        return _profile_env(env)
+    except Exception as e:  # the profile is an optimisation, never a cause to fail
+        out = dict(env)
+        reason = f"the profile could not be used: {type(e).__name__}: {e}"
+        out[BUILD_PROFILE_VAR] = f"none: {reason}"
+        return out, f"ethersim build: without profile-guided optimisation ({reason})"
+
+
+def _profile_env(env: Mapping[str, str]) -> tuple[dict[str, str], str]:
     out = dict(env)
     record = read_record()
-    decision = decide(env, rustc_llvm_major(env), record)
+    decision = decide(env, rustc_llvm_major(env), record, cargo_config_flags(env))
     if not decision.apply or record is None:
         out[BUILD_PROFILE_VAR] = f"none: {decision.reason}"
         return out, f"ethersim build: without profile-guided optimisation ({decision.reason})"
@@ -192,7 +250,7 @@ def profile_env(env: Mapping[str, str]) -> tuple[dict[str, str], str]:
         fresh = record["source_digest"] == source_digest()
     except OSError:  # a tree without the crates' layout: the profile's age is unknown
         fresh = False
-    path = _unpacked_profile(record)
+    path = _unpacked_profile()
     flags = [
         *_encoded_flags(env),
         f"-Cprofile-use={path}",
@@ -276,6 +334,18 @@ def get_requires_for_build_sdist(config_settings: Mapping[str, Any] | None = Non
     import maturin
 
     return list(maturin.get_requires_for_build_sdist(config_settings))
+
+
+def prepare_metadata_for_build_editable(
+    metadata_directory: str, config_settings: Mapping[str, Any] | None = None
+) -> str:
+    """PEP 660: maturin's editable wheel metadata (without building the extension)."""
+    import maturin
+
+    hook = getattr(
+        maturin, "prepare_metadata_for_build_editable", maturin.prepare_metadata_for_build_wheel
+    )
+    return str(hook(metadata_directory, config_settings))
 
 
 def prepare_metadata_for_build_wheel(
