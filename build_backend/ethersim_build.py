@@ -41,7 +41,7 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "Decision",
@@ -116,15 +116,11 @@ def rustc_llvm_major(env: Mapping[str, str]) -> int | None:
     return int(m.group(1)) if m else None
 
 
-class Decision:
+class Decision(NamedTuple):
     """Whether the build uses the profile, and why (one line for the build's output)."""
 
-    def __init__(self, apply: bool, reason: str) -> None:
-        self.apply = apply
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        return f"Decision(apply={self.apply!r}, reason={self.reason!r})"
+    apply: bool
+    reason: str
 
 
 def decide(
@@ -279,16 +275,26 @@ def _profiled() -> Iterator[None]:
         os.environ.update(saved)
 
 
+def _maturin_build(
+    hook: str,
+    wheel_directory: str,
+    config_settings: Mapping[str, Any] | None,
+    metadata_directory: str | None,
+) -> str:
+    """Runs maturin's build hook `hook` in the environment `profile_env` gives."""
+    import maturin
+
+    with _profiled():
+        return str(getattr(maturin, hook)(wheel_directory, config_settings, metadata_directory))
+
+
 def build_wheel(
     wheel_directory: str,
     config_settings: Mapping[str, Any] | None = None,
     metadata_directory: str | None = None,
 ) -> str:
     """PEP 517: builds the wheel (maturin), with the profile if it applies."""
-    import maturin
-
-    with _profiled():
-        return str(maturin.build_wheel(wheel_directory, config_settings, metadata_directory))
+    return _maturin_build("build_wheel", wheel_directory, config_settings, metadata_directory)
 
 
 def build_editable(
@@ -297,10 +303,7 @@ def build_editable(
     metadata_directory: str | None = None,
 ) -> str:
     """PEP 660: builds the editable wheel (maturin), with the profile if it applies."""
-    import maturin
-
-    with _profiled():
-        return str(maturin.build_editable(wheel_directory, config_settings, metadata_directory))
+    return _maturin_build("build_editable", wheel_directory, config_settings, metadata_directory)
 
 
 # The hooks that compile nothing are maturin's own (imported when called, so that the
