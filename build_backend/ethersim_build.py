@@ -26,6 +26,11 @@ The flags are added to the ones the caller gave (``CARGO_ENCODED_RUSTFLAGS`` or
 caller's flags come from one of those the build goes without the profile and says so.
 Nothing about the profile stops a build: a damaged file, or nowhere to unpack it, and
 the build goes on without it, saying why.
+
+One more thing the wheel needs: its scripts (the ``ethersim`` command, in
+``python/ethersim.data/scripts/``) are made executable before maturin packs them, as
+maturin packs a file with the mode it has on disk, a source distribution keeps no modes
+and pip installs a script with the mode the wheel gives it.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ __all__ = [
     "prepare_metadata_for_build_wheel",
     "profile_env",
     "rustc_llvm_major",
+    "scripts_executable",
     "source_digest",
 ]
 
@@ -67,6 +73,9 @@ ROOT = HERE.parent
 PROFILE = HERE / "pgo" / "ethersim.profdata.gz"
 #: What the profile was made from: LLVM version, source digest, training scenarios.
 RECORD = HERE / "pgo" / "profile.json"
+
+#: The wheel's scripts, installed as commands (maturin's ``data`` folder in pyproject.toml).
+SCRIPTS = ROOT / "python" / "ethersim.data" / "scripts"
 
 #: The environment variable the extension's build reads to record how it was optimised.
 BUILD_PROFILE_VAR = "ETHERSIM_BUILD_PROFILE"
@@ -275,6 +284,19 @@ def _profiled() -> Iterator[None]:
         os.environ.update(saved)
 
 
+def scripts_executable(folder: Path = SCRIPTS) -> None:
+    """Makes every file in `folder` executable by whoever may read it (a source
+    distribution unpacks them 0644). A tree that cannot be changed is left as it is."""
+    if not folder.is_dir():
+        return
+    for script in folder.iterdir():
+        try:
+            mode = script.stat().st_mode
+            script.chmod(mode | (mode & 0o444) >> 2)
+        except OSError as e:
+            print(f"ethersim build: {script} stays as it is: {e}", file=sys.stderr)
+
+
 def _maturin_build(
     hook: str,
     wheel_directory: str,
@@ -284,6 +306,7 @@ def _maturin_build(
     """Runs maturin's build hook `hook` in the environment `profile_env` gives."""
     import maturin
 
+    scripts_executable()
     with _profiled():
         return str(getattr(maturin, hook)(wheel_directory, config_settings, metadata_directory))
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -173,7 +174,6 @@ def test_the_extension_says_how_it_was_built() -> None:
         return
     if said == "none: turned off by ETHERSIM_PGO=0":
         return  # installed so on purpose, whatever the environment says now
-    import os
 
     decision = ethersim_build.decide(
         os.environ,
@@ -182,3 +182,22 @@ def test_the_extension_says_how_it_was_built() -> None:
         ethersim_build.cargo_config_flags(os.environ),
     )
     assert said.startswith("pgo ") == decision.apply, (said, decision)
+
+
+def test_the_wheels_scripts_are_made_executable(tmp_path: Path) -> None:
+    # As a source distribution unpacks them: no execute bits. maturin packs the mode the
+    # file has, and pip installs the script with it.
+    script = tmp_path / "ethersim"
+    script.write_text("#!python\n")
+    script.chmod(0o644)
+    private = tmp_path / "private"
+    private.write_text("#!python\n")
+    private.chmod(0o600)
+    ethersim_build.scripts_executable(tmp_path)
+    assert script.stat().st_mode & 0o777 == 0o755
+    assert private.stat().st_mode & 0o777 == 0o700
+    ethersim_build.scripts_executable(tmp_path / "absent")  # no folder: nothing to do
+
+
+def test_the_committed_script_is_executable() -> None:
+    assert os.access(ethersim_build.SCRIPTS / "ethersim", os.X_OK)

@@ -31,15 +31,19 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs a
 
 
 #: ``ethersim ARGS`` that writes its own peak memory (``VmHWM``) to standard error as it
-#: exits. ``VmHWM`` starts again at exec, unlike ``ru_maxrss``, which a child keeps from
-#: the (large) test process it was forked from.
+#: exits: at the interpreter's exit, or as a plain run leaves without it (``os._exit``).
+#: ``VmHWM`` starts again at exec, unlike ``ru_maxrss``, which a child keeps from the
+#: (large) test process it was forked from.
 PEAK_MEMORY = """
-import atexit, sys
+import atexit, os, sys
 def peak():
     for line in open("/proc/self/status"):
         if line.startswith("VmHWM:"):
             sys.stderr.write("PEAK_KIB " + line.split()[1] + "\\n")
+            sys.stderr.flush()
 atexit.register(peak)
+leave = os._exit
+os._exit = lambda status: (peak(), leave(status))
 sys.argv = ["ethersim", *sys.argv[1:]]
 from ethersim._entry import main
 main()

@@ -17,14 +17,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Runs the command in-process with the given words, then prints, as a Python literal,
 # which of the named modules it imported (those the interpreter's start-up had not
-# already). The probe itself imports nothing (json would hide json, re and enum).
+# already): at exit, or as a plain run leaves without the interpreter's teardown
+# (os._exit). The probe itself imports nothing (json would hide json, re and enum).
 PROBE = """
-import atexit, sys
+import atexit, os, sys
 watched = {watched!r}
 started = set(sys.modules)
-atexit.register(
-    lambda: print(sorted(m for m in watched if m in sys.modules and m not in started))
-)
+def report():
+    print(sorted(m for m in watched if m in sys.modules and m not in started), flush=True)
+atexit.register(report)
+leave = os._exit
+os._exit = lambda status: (report(), leave(status))
 sys.argv = ["ethersim", *{words!r}]
 from ethersim._entry import main
 main()
@@ -146,3 +149,73 @@ def test_help_still_lists_every_command() -> None:
     every = ("run", "validate", "sweep", "reproduce", "model", "report", "what-if", "mpi-trace")
     for command in every:
         assert f" {command} " in p.stdout, command
+
+
+LAUNCHER = ROOT / "python" / "ethersim.data" / "scripts" / "ethersim"
+
+
+def _imported_by_launcher(words: list[str]) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    # Every module the process imports, as `-X importtime` lists them on standard error.
+    path = os.pathsep.join(p for p in sys.path if p)
+    p = subprocess.run(
+        [sys.executable, "-S", "-X", "importtime", str(LAUNCHER), *words],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    names = {
+        line.rsplit("|", 1)[1].strip()
+        for line in p.stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+    return names, p
+
+
+def test_the_command_script_imports_no_regular_expressions() -> None:
+    # The wrapper pip writes for an entry point imports re (and enum) before the command
+    # starts; the wheel's own script does not, nor does a plain run after it.
+    names, p = _imported_by_launcher(["run", "examples/udp-file.toml"])
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.startswith("udp-file  seed 1"), p.stdout
+    assert "ethersim.cli_run" in names  # the listing is the run's own
+    # Nor collections, functools or contextlib (ethersim._lean): 2.5 ms of start-up.
+    unwanted = {"re", "enum", "typing", "typer", "collections", "functools", "contextlib"}
+    assert not names & unwanted, sorted(names & unwanted)
+
+
+def test_the_command_script_passes_the_status_on() -> None:
+    # A plain run leaves without the interpreter's teardown: its status is still the run's,
+    # and so is that of a run that fails.
+    _, p = _imported_by_launcher(["run", "examples/udp-file.toml", "--set", "apps[0].size=-1"])
+    assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
+    assert "apps[0].size" in p.stderr
+    _, p = _imported_by_launcher(["--version"])
+    assert p.returncode == 0
+    assert p.stdout.startswith("ethersim ")
+
+
+def test_the_installed_command_is_the_script() -> None:
+    """Installed from this checkout (``pip install .``, as the README's test command
+    does), the ``ethersim`` command is the wheel's script, its first line the installer's."""
+    import sysconfig
+
+    import ethersim
+
+    if Path(ethersim.__file__).resolve().is_relative_to(ROOT):
+        return  # the checkout's own package, on the import path: nothing was installed
+    installed = Path(sysconfig.get_path("scripts")) / "ethersim"
+    lines = installed.read_text().splitlines()
+    assert lines[0].startswith("#!") and "python" in lines[0], lines[0]
+    assert lines[1:] == LAUNCHER.read_text().splitlines()[1:]
+    assert os.access(installed, os.X_OK)
+
+
+def test_the_command_script_does_nothing_when_imported() -> None:
+    # A sweep's worker processes import the main script again (as __mp_main__): there it
+    # must define, not run, or every worker would run the command anew.
+    import runpy
+
+    ran = runpy.run_path(str(LAUNCHER), run_name="__mp_main__")
+    assert callable(ran["main"])

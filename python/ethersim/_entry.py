@@ -1,10 +1,15 @@
 """The ``ethersim`` command's entry point: signal handling first, then everything else.
 
-The console script calls :func:`main`. Before the command-line modules are imported (a
+The ``ethersim`` script (``python/ethersim.data/scripts/ethersim``) and ``python -m
+ethersim`` call :func:`main`. Before the command-line modules are imported (a
 tenth of a second of typer, rich and the commands), Ctrl-C and SIGTERM are already
 handled (:mod:`ethersim.stopping`), so a signal at any moment after the interpreter has
 started ends the command with 130 or 143 and one line, never a traceback or death by
 the signal. Once the command has ended, a stop is ignored: it exits with its own status.
+
+A run in its plain forms then leaves without the interpreter's teardown (its collection
+of every module's objects, a few milliseconds of a short run, issue 29): it has written
+all it writes and holds no worker, pool or file that a teardown would close.
 """
 
 from __future__ import annotations
@@ -17,20 +22,22 @@ __all__ = ["main"]
 
 
 def _command(args: list[str]) -> None:
-    """Runs the command ``args`` name. A run in the plain forms :func:`ethersim.cli_run.parse`
-    reads goes straight to its work, without typer and click (tens of milliseconds of
-    import); everything else, and every run it is not sure of, goes through the command
-    tree, which alone prints help and usage errors."""
+    """Runs the command ``args`` name, and returns only when it was a run in the plain
+    forms :func:`ethersim.cli_run.parse` reads, which ended well: that goes straight to
+    its work, without typer and click (tens of milliseconds of import). Everything else,
+    and every run the reader is not sure of, goes through the command tree, which alone
+    prints help and usage errors, and ends by raising :class:`SystemExit`."""
     if args[:1] == ["run"]:
         from ethersim import cli_run
 
         options = cli_run.parse(args[1:])
         if options is not None:
             cli_run.run(**options)
-            raise SystemExit(0)  # as typer ends a command that returned
+            return
     from ethersim import cli
 
     cli.main()
+    raise SystemExit(0)  # as typer ends a command that returned
 
 
 def main() -> None:
@@ -70,3 +77,8 @@ def main() -> None:
         if stopping.received() is not None:
             stopping.leave(stopping.report(None, "nothing was written"))
         raise
+    # A plain run ended well. A stop whose exception was swallowed stands, as above.
+    if stopping.received() is not None and not stopping.reported():
+        stopping.leave(stopping.report(None, "nothing was written"))
+    stopping.ignore()
+    stopping.leave(0)

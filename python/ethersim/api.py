@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 import numbers
 import os
-from collections.abc import Callable, Iterable, Mapping
+
+# The abstract classes themselves, from the module the interpreter's start-up loads:
+# collections.abc re-exports them, and importing that loads all of collections.
+from _collections_abc import Callable, Iterable, Mapping
 
 from ethersim import _core, inputs
 from ethersim.errors import ScenarioError

@@ -333,7 +333,7 @@ def _escape_usage_errors() -> None:
 
 
 def main() -> None:
-    """The ``ethersim`` command, once its modules are imported (the console script enters
+    """The ``ethersim`` command, once its modules are imported (the ``ethersim`` script enters
     through :mod:`ethersim._entry`, which handles signals before importing this)."""
     stopping.install()  # again, for `python -m ethersim.cli`: harmless when done
     _escape_usage_errors()

@@ -9,12 +9,11 @@ interrupted and 143 terminated, with nothing written. Mapped in one place:
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
-from collections.abc import Callable, Sequence
 
 from ethersim import stopping
+from ethersim._lean import once, wraps
 from ethersim.errors import EthersimError, InternalError, OutputError, ScenarioError
 from ethersim.stopping import Terminated
 from ethersim.units import fmt_rate, fmt_time
@@ -22,6 +21,7 @@ from ethersim.units import fmt_rate, fmt_time
 # typing is imported only by type checkers: a run does not load it (start-up, issue 29).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
     from typing import Any, ParamSpec
 
     from rich.console import Console
@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 
-@functools.cache
+@once
 def out_console() -> Console:
     """The console for results (made on first use: a quiet run never imports rich's)."""
     from rich.console import Console
@@ -86,7 +86,7 @@ class PlainOutput:
         sys.stdout.write("".join("".join(text for text, _ in line) + "\n" for line in lines))
 
 
-@functools.cache
+@once
 def lines_output() -> Console | PlainOutput:
     """Where lines of results go (:func:`print_lines`): rich's console when standard output
     is a terminal or the environment asks for rich's styles anyway (``FORCE_COLOR``,
@@ -115,7 +115,7 @@ def print_lines(output: Console | PlainOutput, lines: Sequence[Sequence[tuple[st
     output.print(text, highlight=False, soft_wrap=True)
 
 
-@functools.cache
+@once
 def err_console() -> Console:
     """The console for errors and notices, on standard error."""
     from rich.console import Console
@@ -150,7 +150,7 @@ def closed_pipe_is_success(command: Callable[P, None]) -> Callable[P, None]:
     command: when standard output is closed under it, the command ends with status 0 and
     says nothing (the rest of its output had nowhere to go)."""
 
-    @functools.wraps(command)
+    @wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
         if sys.stdout is None:  # started with standard output closed: nothing to print to
             sys.stdout = open(os.devnull, "w")
@@ -222,7 +222,7 @@ def fail(error: EthersimError) -> SystemExit:
     return SystemExit(exit_status(error))
 
 
-@functools.cache
+@once
 def plain_text() -> Any:
     """The parameter type of a text argument whose ``--help`` row shows only its
     placeholder (``SCENARIO``), not a type (``<str>``): every placeholder in ethersim's

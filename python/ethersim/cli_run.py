@@ -2,7 +2,7 @@
 
 :func:`run` is the command, whichever way it is reached: through typer's command tree
 (:mod:`ethersim.cli`, which declares its options and their help), or straight from the
-console script (:mod:`ethersim._entry`) when :func:`parse` reads the arguments. A run is
+``ethersim`` script (:mod:`ethersim._entry`) when :func:`parse` reads the arguments. A run is
 most of what ethersim is asked to do, and typer with click costs some 60 ms of CPU to
 import and dispatch; a run spelled in the plain forms below needs neither. Anything else
 (``--help``, an unknown or misspelt option, a missing value, a value typer would convert

@@ -10,8 +10,6 @@ run did not use (PAUSE, EEE, rate scaling, CSMA/CD, MPI jobs, captures) is left 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-
 from ethersim.cli_common import lines_output, print_lines, visible
 from ethersim.cli_table import Column, render
 from ethersim.units import (
@@ -27,6 +25,7 @@ from ethersim.units import (
 # typing is imported only by type checkers: a run does not load it (start-up, issue 29).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
     from typing import Any
 
     from ethersim.results import Result

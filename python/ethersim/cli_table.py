@@ -18,7 +18,11 @@ text elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+# collections.abc for type checkers only: importing it loads all of collections
+# (start-up, issue 29).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["MIN_TEXT_WIDTH", "Column", "Line", "render"]
 

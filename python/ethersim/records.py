@@ -11,8 +11,7 @@ appears in both without a printer of its own.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping, Sequence
+from ethersim._lean import once
 
 __all__ = ["RecordView", "record_views", "shown_rows"]
 
@@ -21,6 +20,7 @@ __all__ = ["RecordView", "record_views", "shown_rows"]
 # At run time a record view is the plain dict a TypedDict's call makes anyway.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from typing import Any, TypedDict
 
     class RecordView(TypedDict):
@@ -39,7 +39,7 @@ else:
     RecordView = dict
 
 
-@functools.cache
+@once
 def record_views() -> tuple[RecordView, ...]:
     """Every mechanism's record view, in the order the core lists them."""
     from ethersim import _core

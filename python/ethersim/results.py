@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-from collections.abc import Callable, Iterator
-from functools import cached_property
 
+# The abstract class itself, from the module the interpreter's start-up loads:
+# collections.abc re-exports it, and importing that loads all of collections.
+from _collections_abc import Callable
+
+from ethersim._lean import cached_property
 from ethersim.errors import OutputError
 from ethersim.safe_write import make_folders
 
@@ -15,6 +17,8 @@ from ethersim.safe_write import make_folders
 # write import them (a run that prints its summary writes nothing).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from contextlib import AbstractContextManager
     from pathlib import Path
     from typing import Any
 
@@ -53,11 +57,17 @@ RESULT_FILES = frozenset({"summary.json", "run.json", *(f"{t}.parquet" for t in 
 OPTIONAL_FILES = frozenset({"scenario.toml", "captures", "report.html", "figures"})
 
 
-@contextlib.contextmanager
-def writing_lock(out: Path) -> Iterator[None]:
+def writing_lock(out: Path) -> AbstractContextManager[None]:
     """Holds the right to write results to ``out`` (a lock beside it, released by the
     system if the process dies); another writer at the same time gets an
     :class:`OutputError` instead of a race in which both would say they wrote."""
+    import contextlib  # only where results are written (start-up, issue 29)
+
+    return contextlib.contextmanager(_hold_writing_lock)(out)
+
+
+def _hold_writing_lock(out: Path) -> Iterator[None]:
+    """:func:`writing_lock`'s work, as a generator: takes the lock, yields, releases it."""
     import fcntl
 
     lock_path = out.parent / f".{out.name}.lock"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable
 
 from ethersim.errors import OutputError
 
@@ -25,6 +24,7 @@ from ethersim.errors import OutputError
 # regular expressions it loads (start-up, issue 29).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 __all__ = [

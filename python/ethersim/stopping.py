@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from types import FrameType
 
 # typing is imported only by type checkers: a run does not load it (start-up, issue 29).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import signal as signals
+    from collections.abc import Callable
     from signal import Signals
+    from types import FrameType
     from typing import Any
 else:
     # The signal functions without the signal module's enumerations: `signal` wraps

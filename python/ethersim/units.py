@@ -17,7 +17,12 @@ from __future__ import annotations
 import math
 import numbers
 import sys
-from collections.abc import Callable
+
+# collections.abc for type checkers only: importing it loads all of collections
+# (start-up, issue 29).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "MISSING",
