@@ -66,3 +66,27 @@ def test_wraps_carries_what_functools_does() -> None:
     # What typer reads a command's options from.
     assert inspect.signature(ours) == inspect.signature(theirs) == inspect.signature(command)
     assert typing.get_type_hints(ours) == typing.get_type_hints(command)
+
+
+def test_visible_text_is_the_same_with_or_without_its_ascii_shortcut() -> None:
+    # Printable text is returned as it is, without unicodedata; every character of the
+    # first 0x3000 code points, the format characters and lone surrogates escape exactly
+    # as by category.
+    import unicodedata
+
+    from ethersim.cli_common import visible
+
+    def by_category(text: str) -> str:
+        return "".join(
+            c.encode("unicode_escape").decode("ascii")
+            if unicodedata.category(c) in ("Cc", "Cf", "Cs")
+            else c
+            for c in text
+        )
+
+    samples = ["server", "a b", "x\x1by", "tab\there", "\x7f", "caf\u00e9", "\u202e", "\udcff"]
+    samples += [chr(i) for i in range(0x3000)] + ["\u2066", "\ufeff", "\U000e0001"]
+    samples += ["server \u2192 client", "a\u00a0b", "\u2028"]
+    for text in samples:
+        assert visible(text) == by_category(text), repr(text)
+    assert visible(42) == "42"

@@ -127,13 +127,18 @@ def visible(text: object) -> str:
     """``text`` with every control and format character written as an escape (``\\x1b``,
     ``\\n``, ``\\u202e``), so that user text can neither move the cursor nor hide itself;
     bytes that were not UTF-8 (held as lone surrogates) are escaped too (``\\udcff``)."""
+    text = str(text)
+    if text.isprintable():
+        # Python counts no character of those three categories printable: the text is
+        # returned as it is, without importing unicodedata (most names a run prints).
+        return text
     import unicodedata
 
     return "".join(
         c.encode("unicode_escape").decode("ascii")
         if unicodedata.category(c) in ("Cc", "Cf", "Cs")
         else c
-        for c in str(text)
+        for c in text
     )
 
 
