@@ -284,9 +284,11 @@ def _profiled() -> Iterator[None]:
         os.environ.update(saved)
 
 
-def scripts_executable(folder: Path = SCRIPTS) -> None:
-    """Makes every file in `folder` executable by whoever may read it (a source
-    distribution unpacks them 0644). A tree that cannot be changed is left as it is."""
+def scripts_executable(folder: Path | None = None) -> None:
+    """Makes every file in `folder` (default `SCRIPTS`) executable by whoever may read it
+    (a source distribution unpacks them 0644). A tree that cannot be changed is left as
+    it is."""
+    folder = SCRIPTS if folder is None else folder
     if not folder.is_dir():
         return
     for script in folder.iterdir():

@@ -201,3 +201,31 @@ def test_the_wheels_scripts_are_made_executable(tmp_path: Path) -> None:
 
 def test_the_committed_script_is_executable() -> None:
     assert os.access(ethersim_build.SCRIPTS / "ethersim", os.X_OK)
+
+
+def test_the_wheel_hooks_make_the_scripts_executable_before_maturin_packs_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+    import types
+
+    script = tmp_path / "ethersim"
+    script.write_text("#!python\n")
+    script.chmod(0o644)
+    seen: list[tuple[str, int]] = []
+
+    def packs(hook: str) -> object:
+        def build(wheel_directory: str, config_settings: object, metadata_directory: object) -> str:
+            seen.append((hook, script.stat().st_mode & 0o777))
+            return "ethersim.whl"
+
+        return build
+
+    maturin = types.SimpleNamespace(build_wheel=packs("wheel"), build_editable=packs("editable"))
+    monkeypatch.setitem(sys.modules, "maturin", maturin)
+    monkeypatch.setattr(ethersim_build, "SCRIPTS", tmp_path)
+    monkeypatch.setattr(ethersim_build, "_profiled", contextlib.nullcontext)
+    ethersim_build.build_wheel(str(tmp_path))
+    script.chmod(0o644)
+    ethersim_build.build_editable(str(tmp_path))
+    assert seen == [("wheel", 0o755), ("editable", 0o755)]

@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 # Runs the command in-process with the given words, then prints, as a Python literal,
@@ -186,8 +188,8 @@ def test_the_command_script_imports_no_regular_expressions() -> None:
 
 
 def test_the_command_script_passes_the_status_on() -> None:
-    # A plain run leaves without the interpreter's teardown: its status is still the run's,
-    # and so is that of a run that fails.
+    # A plain run that ends well leaves without the interpreter's teardown, with status 0
+    # (the test above); one that fails exits as before, with its own status.
     _, p = _imported_by_launcher(["run", "examples/udp-file.toml", "--set", "apps[0].size=-1"])
     assert p.returncode == 2, (p.returncode, p.stderr[-2000:])
     assert "apps[0].size" in p.stderr
@@ -204,7 +206,7 @@ def test_the_installed_command_is_the_script() -> None:
     import ethersim
 
     if Path(ethersim.__file__).resolve().is_relative_to(ROOT):
-        return  # the checkout's own package, on the import path: nothing was installed
+        pytest.skip("ethersim is the checkout's own package here: no command was installed")
     installed = Path(sysconfig.get_path("scripts")) / "ethersim"
     lines = installed.read_text().splitlines()
     assert lines[0].startswith("#!") and "python" in lines[0], lines[0]
@@ -219,3 +221,36 @@ def test_the_command_script_does_nothing_when_imported() -> None:
 
     ran = runpy.run_path(str(LAUNCHER), run_name="__mp_main__")
     assert callable(ran["main"])
+
+
+def test_a_profiler_still_gets_the_interpreters_exit(tmp_path: Path) -> None:
+    # cProfile writes its file as the interpreter exits: a plain run under it does not
+    # leave early (nor under a tracer such as coverage or pdb, nor with `python -i`).
+    out = tmp_path / "run.prof"
+    path = os.pathsep.join(p for p in sys.path if p)
+    words = ["run", "examples/udp-file.toml", "-q"]
+    p = subprocess.run(
+        [sys.executable, "-m", "cProfile", "-o", str(out), str(LAUNCHER), *words],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert out.stat().st_size > 0
+
+
+def test_what_waits_for_the_interpreters_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ethersim import _core, _entry
+
+    monkeypatch.delenv("PYTHONINSPECT", raising=False)
+    tracing = sys.gettrace() is not None or sys.getprofile() is not None  # coverage, pdb
+    assert _entry._teardown_wanted() is tracing
+    monkeypatch.setenv("PYTHONINSPECT", "1")
+    assert _entry._teardown_wanted()
+    monkeypatch.delenv("PYTHONINSPECT")
+    # An extension built to count its branches writes the counts from C exit handlers.
+    said = "instrumented: writes its branch counts at exit (scripts/pgo-profile)"
+    monkeypatch.setattr(_core, "build_profile", lambda: said)
+    assert _entry._teardown_wanted()

@@ -9,11 +9,13 @@ the signal. Once the command has ended, a stop is ignored: it exits with its own
 
 A run in its plain forms then leaves without the interpreter's teardown (its collection
 of every module's objects, a few milliseconds of a short run, issue 29): it has written
-all it writes and holds no worker, pool or file that a teardown would close.
+all it writes and holds no worker, pool or file that a teardown would close. It stays for
+the teardown when something else in the process waits for it (:func:`_teardown_wanted`).
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ethersim import stopping
@@ -38,6 +40,23 @@ def _command(args: list[str]) -> None:
 
     cli.main()
     raise SystemExit(0)  # as typer ends a command that returned
+
+
+def _teardown_wanted() -> bool:
+    """Whether something in this process still has work at the interpreter's exit, so
+    that a plain run must not leave before it: a tracer or a profiler (coverage, pdb,
+    cProfile write their findings then), an interactive prompt after the command
+    (``python -i``, ``PYTHONINSPECT``), or an extension built instrumented, which writes
+    its profile counts from the C library's exit handlers (``scripts/pgo-profile``)."""
+    from ethersim import _core
+
+    return (
+        sys.gettrace() is not None
+        or sys.getprofile() is not None
+        or bool(sys.flags.inspect)
+        or bool(os.environ.get("PYTHONINSPECT"))
+        or _core.build_profile().startswith("instrumented")
+    )
 
 
 def main() -> None:
@@ -81,4 +100,5 @@ def main() -> None:
     if stopping.received() is not None and not stopping.reported():
         stopping.leave(stopping.report(None, "nothing was written"))
     stopping.ignore()
-    stopping.leave(0)
+    if not _teardown_wanted():
+        stopping.leave(0)

@@ -248,7 +248,8 @@ fn core_version() -> &'static str {
 /// How this extension was optimised: `pgo <digest> (made for these sources)` when it was
 /// built with the profile-guided optimisation profile ethersim's build backend applies
 /// (`build_backend/ethersim_build.py`; "made for earlier sources" if the profile is older
-/// than the code), else `none: <why>`.
+/// than the code), `instrumented: <why>` when `scripts/pgo-profile` built it to count
+/// its branches (it then writes the counts as the process exits), else `none: <why>`.
 #[pyfunction]
 fn build_profile() -> &'static str {
     option_env!("ETHERSIM_BUILD_PROFILE")
