@@ -16,6 +16,7 @@ PING = '[[apps]]\nkind = "ping"\nfrom = "server"\nto = "client"\n{}\n'
 TCP = (ROOT / "examples" / "tcp-file.toml").read_text()
 OFFICE = ROOT / "examples" / "traces" / "office.pcapng"
 REPLAY = '[[apps]]\nkind = "replay"\nfrom = "server"\nto = "client"\n{}\n'
+CALL = '[[apps]]\nkind = "voip"\nfrom = "server"\nto = "client"\n{}\n'
 
 
 def app(kind: str, *keys: str) -> str:
@@ -813,6 +814,42 @@ CASES = [
         GOOD + REPLAY.format(f'file = "{OFFICE}"\nloop = true'),
         [],
         ["apps[1]", "this application never stops"],
+    ),
+    (
+        "call with an unknown codec",
+        GOOD + CALL.format('codec = "G.722"'),
+        [],
+        ["apps[1].codec", "unknown variant `G.722`", "G.711", "G.729A"],
+    ),
+    (
+        "call of no length",
+        GOOD + CALL.format('duration = "0 s"'),
+        [],
+        ["apps[1].duration", "greater than 0 s"],
+    ),
+    (
+        "call with an unknown jitter buffer",
+        GOOD + CALL.format('jitter_buffer = { kind = "elastic" }'),
+        [],
+        ["apps[1].jitter_buffer", "unknown variant `elastic`", "fixed", "adaptive"],
+    ),
+    (
+        "call with a negative jitter buffer margin",
+        GOOD + CALL.format('jitter_buffer = { kind = "adaptive", beta = -1.0 }'),
+        [],
+        ["apps[1].jitter_buffer.beta", "-1 is not a number of variations", "0 to 100"],
+    ),
+    (
+        "call with a misspelt jitter buffer key",
+        GOOD + CALL.format('jitter_buffer = { kind = "fixed", dpeth = "20 ms" }'),
+        [],
+        ["apps[1].jitter_buffer", "unknown field `dpeth`"],
+    ),
+    (
+        "call with silent talkers",
+        GOOD + CALL.format('talk_spurts = { mean_spurt = "0 s" }'),
+        [],
+        ["apps[1].talk_spurts.mean_spurt", "greater than 0 s"],
     ),
     (
         "app to a switch",

@@ -269,6 +269,8 @@ def test_every_example_runs_and_prints_its_mechanisms(example: str, tmp_path: Pa
         assert all((tmp_path / c["file"]).stat().st_size > 0 for c in s["captures"])
     if any(p["rate_scaled"] for p in s["ports"]):
         assert "capacity scaling" in text and "mean service rate" in text
+    if any(f["kind"] == "voip" for f in s["flows"]):
+        assert "calls" in text and "MOS caller" in text
 
 
 def _printed_summary(result: Result, width: int) -> str:

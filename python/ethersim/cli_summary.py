@@ -90,6 +90,7 @@ def print_summary(result: Result) -> None:
     print_lines(output, header)
     _flows(s)
     _pings(s)
+    _calls(s)
     _tcp(s)
     _ports(s)
     _records(s)
@@ -183,6 +184,47 @@ def _pings(s: dict[str, Any]) -> None:
             *(fmt_time(f["rtt"][k]) for k in ("mean_s", "std_s", "p50_s", "p99_s", "max_s")),
         ),
         "pings",
+    )
+
+
+def _mos(value: float | None) -> str:
+    return MISSING if value is None else f"{value:.2f}"
+
+
+def _worse(values: Iterable[float | None]) -> float | None:
+    """The larger of a call's two directions' figures (delay, jitter, loss), if any."""
+    known = [v for v in values if v is not None]
+    return max(known) if known else None
+
+
+#: A call's two ends, as its figures name them.
+ENDS = ("caller", "callee")
+
+
+def _calls(s: dict[str, Any]) -> None:
+    """Voice calls: what each end heard (``caller``: the caller's ear), as the E-model
+    rates it, and the call's worse direction in words."""
+    calls = [f for f in s["flows"] if f.get("kind") == "voip"]
+    _print(
+        "calls",
+        [
+            ("call", True),
+            ("codec", True),
+            *((c, False) for c in ("MOS caller", "MOS callee", "mouth-ear", "jitter", "loss")),
+            ("call is", True),
+        ],
+        calls,
+        lambda f: (
+            f["name"],
+            f["codec"],
+            _mos(f["caller_mos"]),
+            _mos(f["callee_mos"]),
+            fmt_time(_worse(f[f"{end}_mouth_to_ear"]["mean_s"] for end in ENDS)),
+            fmt_time(_worse(f[f"{end}_jitter_ms"] / 1e3 for end in ENDS)),
+            fmt_percent(_worse(f[f"{end}_loss_percent"] for end in ENDS)),
+            f["satisfaction"] or MISSING,
+        ),
+        "calls",
     )
 
 

@@ -24,6 +24,7 @@ pub mod sink;
 pub mod sources;
 pub mod tcp;
 pub mod udp_file;
+pub mod voip;
 
 use crate::engine::rng::Stream;
 use crate::engine::Timer;
@@ -102,6 +103,8 @@ pub enum EndpointKind {
     Mpi(Box<mpi::MpiNode>),
     /// A packet trace's frames, replayed at their times (boxed: its frames are a table).
     Replay(Box<TraceReplay>),
+    /// One end of a two-way voice call (boxed: its delay histograms are large).
+    Voip(Box<voip::VoipCall>),
 }
 
 /// One endpoint: an end of a flow, on a host.
@@ -174,6 +177,7 @@ impl Endpoint {
             EndpointKind::TcpReceiver(t) => t.poll(now, buffer_free),
             EndpointKind::Mpi(m) => m.poll(now, buffer_free),
             EndpointKind::Replay(r) => r.poll(now, buffer_free),
+            EndpointKind::Voip(v) => v.poll(now, buffer_free, &mut self.rng),
         }
     }
 
@@ -189,6 +193,7 @@ impl Endpoint {
             EndpointKind::TcpReceiver(t) => t.socket.take(now),
             EndpointKind::Mpi(m) => m.take(),
             EndpointKind::Replay(r) => r.take(),
+            EndpointKind::Voip(v) => v.take(&mut self.rng),
             // A sink never answers Send.
             EndpointKind::UdpSink(_) => unreachable!("a UDP sink has nothing to send"),
         }
@@ -213,6 +218,7 @@ impl Endpoint {
             EndpointKind::TcpSender(t) => t.socket.on_packet(now, pkt, tcp),
             EndpointKind::TcpReceiver(t) => t.socket.on_packet(now, pkt, tcp),
             EndpointKind::Mpi(m) => m.on_packet(pkt),
+            EndpointKind::Voip(v) => v.on_packet(now, pkt),
             // A UDP sink only consumes (its flow counts what arrives); senders of one-way
             // flows receive nothing, and a stray packet is ignored.
             EndpointKind::UdpSink(_)
@@ -241,6 +247,7 @@ impl Endpoint {
             EndpointKind::Source(s) => s.send_drops(),
             EndpointKind::PingClient(p) => p.send_drops(),
             EndpointKind::Replay(r) => r.send_drops(),
+            EndpointKind::Voip(v) => v.send_drops(),
             _ => 0,
         }
     }
@@ -276,6 +283,7 @@ impl Endpoint {
             EndpointKind::TcpReceiver(_) => "tcp_receiver",
             EndpointKind::Mpi(_) => "mpi",
             EndpointKind::Replay(_) => "replay",
+            EndpointKind::Voip(_) => "voip",
         }
     }
 
@@ -286,6 +294,7 @@ impl Endpoint {
             EndpointKind::TcpSender(t) => t.report(out),
             EndpointKind::TcpReceiver(t) => t.report(out),
             EndpointKind::Replay(r) => r.report(out),
+            EndpointKind::Voip(v) => v.report(out),
             // A responder may serve many flows; each flow counts its own replies.
             // A job reports per job, not per flow.
             EndpointKind::PingResponder(_)

@@ -31,3 +31,4 @@ mod shaper;
 mod steady_state;
 mod switch_drops;
 mod tcp;
+mod voip;

@@ -6,11 +6,13 @@ use crate::app::{
     SaturatingSource, TcpReceiver, TcpSender, TcpWorkload, UdpFileTransfer, UdpSink,
 };
 
+use crate::app::voip::{codec, CallSettings, PlayoutPolicy, TalkSpurts, VoipCall, RAMJEE_ALPHA};
 use crate::engine::rng;
 use crate::ids::{EndpointId, FlowId, NodeId};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{
-    AppSpec, OnOffSpec, PingSpec, SaturatingSpec, Scenario, SourceSpec, TcpBulkSpec, UdpFileSpec,
+    AppSpec, CodecName, JitterBufferSpec, OnOffSpec, PingSpec, SaturatingSpec, Scenario, SourceSpec,
+    TcpBulkSpec, UdpFileSpec, VoipSpec,
 };
 
 use crate::scenario::topology::Topology;
@@ -64,59 +66,17 @@ pub(super) fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<
         let path_mtu = route.iter().map(|&l| link_mtu(s, l)).min().unwrap_or(ethernet::STANDARD_MTU);
         let payload = check_payload(spec, &path, path_mtu)?;
         let start = SimTime::ZERO + spec.start();
-        let (source, sink) = match spec {
-            AppSpec::UdpFile(f) => (file_transfer(f, &path, payload)?, Some(EndpointKind::UdpSink(UdpSink))),
-            AppSpec::ConstantRate(src_spec) => {
-                (source(src_spec, &path, s, false, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
-            }
-            AppSpec::Poisson(src_spec) => {
-                (source(src_spec, &path, s, true, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
-            }
-            AppSpec::OnOff(on_off) => {
-                (on_off_source(on_off, &path, s, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
-            }
-            AppSpec::Saturating(sat) => {
-                (saturating(sat, &path, s, path_mtu)?, Some(EndpointKind::UdpSink(UdpSink)))
-            }
-            // Answered by the destination host's one responder.
-            AppSpec::Ping(p) => (ping(p, &path, s, payload)?, None),
-            AppSpec::TcpFile(t) => {
-                if t.size.0.get() == 0 {
-                    return Err(ScenarioError::at(format!("{path}.size"), "must be greater than 0 B"));
-                }
-                let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
-                let size = t.size.0.get();
-                let sender = TcpSender::new(cfg, TcpWorkload::File { size });
-                let read_rate =
-                    t.read_rate.map(|r| positive_rate(r.0, &format!("{path}.read_rate"))).transpose()?;
-                let receiver = TcpReceiver::new(cfg, start, Some(size), None, read_rate);
-                (
-                    EndpointKind::TcpSender(Box::new(sender)),
-                    Some(EndpointKind::TcpReceiver(Box::new(receiver))),
-                )
-            }
-            AppSpec::Replay(r) => (replay(r, &path, s, path_mtu)?, Some(EndpointKind::UdpSink(UdpSink))),
-            AppSpec::TcpBulk(t) => {
-                let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
-                let (stop, window) = bulk_times(t, &path, s)?;
-                let sender = TcpSender::new(cfg, TcpWorkload::Bulk { stop });
-                let read_rate =
-                    t.read_rate.map(|r| positive_rate(r.0, &format!("{path}.read_rate"))).transpose()?;
-                let receiver = TcpReceiver::new(cfg, start, None, window, read_rate);
-                (
-                    EndpointKind::TcpSender(Box::new(sender)),
-                    Some(EndpointKind::TcpReceiver(Box::new(receiver))),
-                )
-            }
-        };
+        let (source, sink) = endpoint_kinds(spec, &path, s, payload, path_mtu, start)?;
         let flow = FlowId::new(i as u32);
         // Each endpoint draws from its own stream, named after the application: a named
         // application keeps its random numbers when others are added or reordered.
         let stream = |end: &str| rng::stream(s.seed, &format!("app:{name}.{end}"));
         let source_end = EndpointId(endpoints.len() as u32);
         endpoints.push(Endpoint::new(src, Some(flow), End::Source, start, source, stream("arrivals")));
+        // A sink only answers, from the beginning; a call's callee talks from the call's start.
+        let sink_start = if matches!(spec, AppSpec::Voip(_)) { start } else { SimTime::ZERO };
         let sink_end = if let Some(kind) = sink {
-            endpoints.push(Endpoint::new(dst, Some(flow), End::Sink, SimTime::ZERO, kind, stream("sink")));
+            endpoints.push(Endpoint::new(dst, Some(flow), End::Sink, sink_start, kind, stream("sink")));
             EndpointId(endpoints.len() as u32 - 1)
         } else {
             *responders.entry(dst).or_insert_with(|| {
@@ -129,6 +89,64 @@ pub(super) fn apps(s: &Scenario, topo: &Topology) -> Result<(Vec<Endpoint>, Vec<
         flows.push(Flow::new(name, [source_end, sink_end], [src, dst], start));
     }
     Ok((endpoints, flows))
+}
+
+/// The endpoints application `spec` puts at its source end and at its sink end (`None`:
+/// the destination host's echo responder answers).
+fn endpoint_kinds(
+    spec: &AppSpec,
+    path: &str,
+    s: &Scenario,
+    payload: u32,
+    path_mtu: u64,
+    start: SimTime,
+) -> Result<(EndpointKind, Option<EndpointKind>)> {
+    Ok(match spec {
+        AppSpec::UdpFile(f) => (file_transfer(f, path, payload)?, Some(EndpointKind::UdpSink(UdpSink))),
+        AppSpec::ConstantRate(src_spec) => {
+            (source(src_spec, path, s, false, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
+        }
+        AppSpec::Poisson(src_spec) => {
+            (source(src_spec, path, s, true, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
+        }
+        AppSpec::OnOff(on_off) => {
+            (on_off_source(on_off, path, s, payload)?, Some(EndpointKind::UdpSink(UdpSink)))
+        }
+        AppSpec::Saturating(sat) => {
+            (saturating(sat, path, s, path_mtu)?, Some(EndpointKind::UdpSink(UdpSink)))
+        }
+        // Answered by the destination host's one responder.
+        AppSpec::Ping(p) => (ping(p, path, s, payload)?, None),
+        AppSpec::TcpFile(t) => {
+            if t.size.0.get() == 0 {
+                return Err(ScenarioError::at(format!("{path}.size"), "must be greater than 0 B"));
+            }
+            let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
+            let size = t.size.0.get();
+            let sender = TcpSender::new(cfg, TcpWorkload::File { size });
+            let read_rate =
+                t.read_rate.map(|r| positive_rate(r.0, &format!("{path}.read_rate"))).transpose()?;
+            let receiver = TcpReceiver::new(cfg, start, Some(size), None, read_rate);
+            (EndpointKind::TcpSender(Box::new(sender)), Some(EndpointKind::TcpReceiver(Box::new(receiver))))
+        }
+        AppSpec::Replay(r) => (replay(r, path, s, path_mtu)?, Some(EndpointKind::UdpSink(UdpSink))),
+        AppSpec::Voip(v) => {
+            let settings = call_settings(v, path)?;
+            (
+                EndpointKind::Voip(Box::new(VoipCall::new(settings, End::Sink))),
+                Some(EndpointKind::Voip(Box::new(VoipCall::new(settings, End::Source)))),
+            )
+        }
+        AppSpec::TcpBulk(t) => {
+            let cfg = tcp_config(&t.tcp, &format!("{path}.tcp"), path_mtu)?;
+            let (stop, window) = bulk_times(t, path, s)?;
+            let sender = TcpSender::new(cfg, TcpWorkload::Bulk { stop });
+            let read_rate =
+                t.read_rate.map(|r| positive_rate(r.0, &format!("{path}.read_rate"))).transpose()?;
+            let receiver = TcpReceiver::new(cfg, start, None, window, read_rate);
+            (EndpointKind::TcpSender(Box::new(sender)), Some(EndpointKind::TcpReceiver(Box::new(receiver))))
+        }
+    })
 }
 
 /// The payload per packet, checked against the path MTU less the headers the
@@ -279,4 +297,45 @@ fn saturating(spec: &SaturatingSpec, path: &str, s: &Scenario, path_mtu: u64) ->
     };
     let stop = check_stops(path, s, spec.start.0, spec.stop.map(|d| d.0), spec.count)?;
     Ok(EndpointKind::Saturating(Box::new(SaturatingSource::new(lengths, stop, spec.count))))
+}
+
+/// A call's settings, checked: a call that lasts, a jitter buffer that plans forward,
+/// talk spurts and silences of some length.
+fn call_settings(v: &VoipSpec, path: &str) -> Result<CallSettings> {
+    if v.duration.0 == Duration::ZERO {
+        return Err(ScenarioError::at(format!("{path}.duration"), "must be greater than 0 s"));
+    }
+    let playout = match v.jitter_buffer {
+        JitterBufferSpec::Fixed { depth } => PlayoutPolicy::Fixed { depth: depth.0 },
+        JitterBufferSpec::Adaptive { beta } => {
+            if !(beta.is_finite() && (0.0..=100.0).contains(&beta)) {
+                return Err(ScenarioError::at(
+                    format!("{path}.jitter_buffer.beta"),
+                    format!("{beta} is not a number of variations; expected 0 to 100"),
+                ));
+            }
+            PlayoutPolicy::Adaptive { alpha: RAMJEE_ALPHA, beta }
+        }
+    };
+    for (key, d) in
+        [("mean_spurt", v.talk_spurts.mean_spurt.0), ("mean_silence", v.talk_spurts.mean_silence.0)]
+    {
+        if d == Duration::ZERO {
+            return Err(ScenarioError::at(format!("{path}.talk_spurts.{key}"), "must be greater than 0 s"));
+        }
+    }
+    let codec = match v.codec {
+        CodecName::G711 => codec::G711,
+        CodecName::G711NoPlc => codec::G711_NO_PLC,
+        CodecName::G729A => codec::G729A,
+    };
+    Ok(CallSettings {
+        codec,
+        spurts: TalkSpurts {
+            mean_spurt: v.talk_spurts.mean_spurt.0,
+            mean_silence: v.talk_spurts.mean_silence.0,
+        },
+        playout,
+        stop: SimTime::ZERO + v.start.0 + v.duration.0,
+    })
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::common::{default_payload, one_f64, one_second, zero_time};
 use super::tcp::{TcpBulkSpec, TcpFileSpec};
+use super::voip::VoipSpec;
 
 /// An application: one flow from `from` to `to`.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -33,6 +34,11 @@ pub enum AppSpec {
     /// A packet trace (pcap or pcapng) replayed: its frames' times and lengths, as UDP
     /// datagrams from `from` to `to`.
     Replay(ReplaySpec),
+    /// A two-way voice call between `from` (the caller) and `to` (the callee): talk
+    /// spurts, an RTP packet every codec interval while talking, a jitter buffer at each
+    /// listener; each end's delay, jitter, losses and the ITU-T G.107 E-model's R and
+    /// MOS (docs/voip.md).
+    Voip(VoipSpec),
 }
 
 /// Trace-driven traffic: the frames of a pcap or pcapng file, each handed to the sending
@@ -281,6 +287,7 @@ impl AppSpec {
         "tcp_file",
         "tcp_bulk",
         "replay",
+        "voip",
     ];
 
     /// The sending host's name.
@@ -294,6 +301,7 @@ impl AppSpec {
             AppSpec::TcpFile(t) => &t.from,
             AppSpec::TcpBulk(t) => &t.from,
             AppSpec::Replay(r) => &r.from,
+            AppSpec::Voip(v) => &v.from,
         }
     }
     /// The receiving host's name.
@@ -307,6 +315,7 @@ impl AppSpec {
             AppSpec::TcpFile(t) => &t.to,
             AppSpec::TcpBulk(t) => &t.to,
             AppSpec::Replay(r) => &r.to,
+            AppSpec::Voip(v) => &v.to,
         }
     }
     /// The name given, if any.
@@ -320,6 +329,7 @@ impl AppSpec {
             AppSpec::TcpFile(t) => t.name.as_deref(),
             AppSpec::TcpBulk(t) => t.name.as_deref(),
             AppSpec::Replay(r) => r.name.as_deref(),
+            AppSpec::Voip(v) => v.name.as_deref(),
         }
     }
     /// Payload per packet, for applications that set one (not TCP: see its MSS).
@@ -331,7 +341,12 @@ impl AppSpec {
             AppSpec::Ping(p) => Some(p.payload.0),
             // A saturating source's frame lengths are checked with its frames.
             // A replay's frame lengths come from its trace.
-            AppSpec::Saturating(_) | AppSpec::TcpFile(_) | AppSpec::TcpBulk(_) | AppSpec::Replay(_) => None,
+            // A call's payload is its codec's.
+            AppSpec::Saturating(_)
+            | AppSpec::TcpFile(_)
+            | AppSpec::TcpBulk(_)
+            | AppSpec::Replay(_)
+            | AppSpec::Voip(_) => None,
         }
     }
     /// Start time.
@@ -345,6 +360,7 @@ impl AppSpec {
             AppSpec::TcpFile(t) => t.start.0,
             AppSpec::TcpBulk(t) => t.start.0,
             AppSpec::Replay(r) => r.start.0,
+            AppSpec::Voip(v) => v.start.0,
         }
     }
 }

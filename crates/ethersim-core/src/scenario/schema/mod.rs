@@ -12,6 +12,7 @@ mod mpi;
 mod nodes;
 mod scenario;
 mod tcp;
+mod voip;
 
 pub use self::apps::{
     AppSpec, FrameMixSpec, OnOffSpec, PingSpec, ReplayAlign, ReplaySpec, SaturatingSpec, SourceSpec,
@@ -26,3 +27,4 @@ pub use self::nodes::{BufferSpec, QuantileSpec, TimingVariabilitySpec, Variabili
 
 pub use self::scenario::{HostSpec, MeasureSpec, Scenario, SeriesSpec, SwitchSpec};
 pub use self::tcp::{CongestionControlName, TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};
+pub use self::voip::{CodecName, JitterBufferSpec, TalkSpurtSpec, VoipSpec};
