@@ -220,7 +220,8 @@ def _calls(s: dict[str, Any]) -> None:
             _mos(f["caller_mos"]),
             _mos(f["callee_mos"]),
             fmt_time(_worse(f[f"{end}_mouth_to_ear"]["mean_s"] for end in ENDS)),
-            fmt_time(_worse(f[f"{end}_jitter_ms"] / 1e3 for end in ENDS)),
+            # To the picosecond: the estimator decays towards zero without reaching it.
+            fmt_time(_worse(round(f[f"{end}_jitter_ms"] / 1e3, 12) for end in ENDS)),
             fmt_percent(_worse(f[f"{end}_loss_percent"] for end in ENDS)),
             f["satisfaction"] or MISSING,
         ),
