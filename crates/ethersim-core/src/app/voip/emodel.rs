@@ -9,8 +9,9 @@
 //! packet-loss robustness `bpl` (ITU-T G.113 Appendix I, see [`super::codec`]), and the
 //! packet-loss probability `ppl_percent` with its burst ratio `burst_r`.
 //!
-//! The logarithms, powers and exponentials come from the pure-Rust `libm`, so the same
-//! figures give the same R on every machine.
+//! The logarithms, powers and exponentials come from the pure-Rust `libm` (not `f64::powi`,
+//! whose precision Rust leaves to the platform), so the same figures give the same R on
+//! every machine.
 
 /// The E-model's inputs (G.107 Table 3 names; dB, dBmp, dB(A) and ms as there).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -103,6 +104,11 @@ pub struct Rating {
     pub ie_eff: f64,
 }
 
+/// `x²`, exactly as IEEE multiplication rounds it.
+fn sq(x: f64) -> f64 {
+    x * x
+}
+
 fn db_sum(levels: &[f64]) -> f64 {
     10.0 * libm::log10(levels.iter().map(|l| libm::pow(10.0, l / 10.0)).sum())
 }
@@ -127,18 +133,18 @@ impl EModel {
     /// Total noise power at the receive side, `No` (equation 7-3, with 7-4 to 7-7).
     fn no(&self) -> f64 {
         let olr = self.slr + self.rlr;
-        let nos = self.ps - self.slr - self.ds - 100.0 + 0.004 * (self.ps - olr - self.ds - 14.0).powi(2);
+        let nos = self.ps - self.slr - self.ds - 100.0 + 0.004 * sq(self.ps - olr - self.ds - 14.0);
         let pre = self.pr + 10.0 * libm::log10(1.0 + libm::pow(10.0, (10.0 - self.lstr) / 10.0));
-        let nor = self.rlr - 121.0 + pre + 0.008 * (pre - 35.0).powi(2);
+        let nor = self.rlr - 121.0 + pre + 0.008 * sq(pre - 35.0);
         let nfo = self.nfor + self.rlr;
         db_sum(&[self.nc, nos, nor, nfo])
     }
 
     /// The sidetone impairment `Ist` for a masking rating `stmro` (equation 7-13).
     fn ist(stmro: f64) -> f64 {
-        12.0 * libm::pow(1.0 + ((stmro - 13.0) / 6.0).powi(8), 1.0 / 8.0)
-            - 28.0 * libm::pow(1.0 + ((stmro + 1.0) / 19.4).powi(35), 1.0 / 35.0)
-            - 13.0 * libm::pow(1.0 + ((stmro - 3.0) / 33.0).powi(13), 1.0 / 13.0)
+        12.0 * libm::pow(1.0 + libm::pow((stmro - 13.0) / 6.0, 8.0), 1.0 / 8.0)
+            - 28.0 * libm::pow(1.0 + libm::pow((stmro + 1.0) / 19.4, 35.0), 1.0 / 35.0)
+            - 13.0 * libm::pow(1.0 + libm::pow((stmro - 3.0) / 33.0, 13.0), 1.0 / 13.0)
             + 29.0
     }
 
@@ -154,7 +160,7 @@ impl EModel {
 
         // Simultaneous impairments (7-8 to 7-18): loudness, sidetone, quantization.
         let xolr = olr + 0.2 * (64.0 + no - self.rlr);
-        let iolr = 20.0 * (libm::pow(1.0 + (xolr / 8.0).powi(8), 1.0 / 8.0) - xolr / 8.0);
+        let iolr = 20.0 * (libm::pow(1.0 + libm::pow(xolr / 8.0, 8.0), 1.0 / 8.0) - xolr / 8.0);
         let stmro = -10.0
             * libm::log10(
                 libm::pow(10.0, -self.stmr / 10.0)
@@ -182,16 +188,16 @@ impl EModel {
         let idte = if t < 1.0 {
             0.0
         } else {
-            ((roe - re) / 2.0 + ((roe - re).powi(2) / 4.0 + 100.0).sqrt() - 1.0) * (1.0 - libm::exp(-t))
+            ((roe - re) / 2.0 + (sq(roe - re) / 4.0 + 100.0).sqrt() - 1.0) * (1.0 - libm::exp(-t))
         };
         let rle = 10.5 * (self.wepl + 7.0) * libm::pow(self.tr_ms + 1.0, -0.25);
-        let idle = (ro - rle) / 2.0 + ((ro - rle).powi(2) / 4.0 + 169.0).sqrt();
+        let idle = (ro - rle) / 2.0 + (sq(ro - rle) / 4.0 + 169.0).sqrt();
         let idd = if self.ta_ms <= 100.0 {
             0.0
         } else {
             let x = libm::log10(self.ta_ms / 100.0) / libm::log10(2.0);
-            25.0 * (libm::pow(1.0 + x.powi(6), 1.0 / 6.0)
-                - 3.0 * libm::pow(1.0 + (x / 3.0).powi(6), 1.0 / 6.0)
+            25.0 * (libm::pow(1.0 + libm::pow(x, 6.0), 1.0 / 6.0)
+                - 3.0 * libm::pow(1.0 + libm::pow(x / 3.0, 6.0), 1.0 / 6.0)
                 + 2.0)
         };
         let id = idte + idle + idd;
