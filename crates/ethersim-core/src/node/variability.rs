@@ -84,7 +84,12 @@ impl Variability {
     /// The variance, ps².
     pub fn variance_ps2(&self) -> f64 {
         match self {
-            Variability::Exponential { mean, .. } => (mean.as_ps() as f64).powi(2),
+            Variability::Exponential { mean, .. } => {
+                // A square as one multiplication: Rust leaves `powi`'s precision to the
+                // platform, and results must be the same on every machine.
+                let m = mean.as_ps() as f64;
+                m * m
+            }
             Variability::Lognormal { mu, sigma } => {
                 libm::expm1(sigma * sigma) * libm::exp(2.0 * mu + sigma * sigma)
             }
@@ -222,7 +227,8 @@ impl Empirical {
     fn variance_ps2(&self) -> f64 {
         // A mixture of uniforms on [a, b]: E[X²] = Σ w (a² + ab + b²) / 3.
         let second: f64 = self.segments().map(|(w, a, b)| w * (a * a + a * b + b * b) / 3.0).sum();
-        second - self.mean_ps().powi(2)
+        let mean = self.mean_ps();
+        second - mean * mean
     }
 
     fn cdf(&self, x: f64) -> f64 {
