@@ -17,6 +17,7 @@ TCP = (ROOT / "examples" / "tcp-file.toml").read_text()
 OFFICE = ROOT / "examples" / "traces" / "office.pcapng"
 REPLAY = '[[apps]]\nkind = "replay"\nfrom = "server"\nto = "client"\n{}\n'
 CALL = '[[apps]]\nkind = "voip"\nfrom = "server"\nto = "client"\n{}\n'
+WEB = '[[apps]]\nkind = "web"\nfrom = "client"\nto = "server"\n{}\n'
 
 
 def app(kind: str, *keys: str) -> str:
@@ -850,6 +851,67 @@ CASES = [
         GOOD + CALL.format('talk_spurts = { mean_spurt = "0 s" }'),
         [],
         ["apps[1].talk_spurts.mean_spurt", "greater than 0 s"],
+    ),
+    (
+        "web client loading no pages",
+        GOOD + WEB.format("pages = 0"),
+        [],
+        ["apps[1].pages", "at least 1"],
+    ),
+    (
+        "web client with no connections",
+        GOOD + WEB.format("connections = 0"),
+        [],
+        ["apps[1].connections", "0 is not a number of connections", "1 to 256"],
+    ),
+    (
+        "web request of no bytes",
+        GOOD + WEB.format('request_size = "0 B"'),
+        [],
+        ["apps[1].request_size", "0 B is not an object size", "1 B to"],
+    ),
+    (
+        "web page with an empty embedded object",
+        GOOD + WEB.format('page = { kind = "fixed", main = "1 kB", embedded = ["1 kB", "0 B"] }'),
+        [],
+        ["apps[1].page.embedded[1]", "0 B is not an object size"],
+    ),
+    (
+        "web page model unknown",
+        GOOD + WEB.format('page = { kind = "surge" }'),
+        [],
+        ["apps[1].page", "unknown variant `surge`", "3gpp2", "fixed"],
+    ),
+    (
+        "web object sizes with a negative spread",
+        GOOD + WEB.format('page = { kind = "3gpp2", main_sigma = -1.0 }'),
+        [],
+        ["apps[1].page.main_sigma", "-1 is not a spread", "more than 0"],
+    ),
+    (
+        "web object bounds reversed",
+        GOOD
+        + WEB.format('page = { kind = "3gpp2", embedded_min = "10 kB", embedded_max = "1 kB" }'),
+        [],
+        ["apps[1].page.embedded_max", "below embedded_min"],
+    ),
+    (
+        "web object bounds keeping nothing of the law",
+        GOOD + WEB.format('page = { kind = "3gpp2", main_min = "1 GB", main_max = "2 GB" }'),
+        [],
+        ["apps[1].page.main_min", "keeps almost nothing"],
+    ),
+    (
+        "web object count capped below its scale",
+        GOOD + WEB.format('page = { kind = "3gpp2", count_m = 1.0 }'),
+        [],
+        ["apps[1].page.count_m", "is not a cap", "count_k (2)"],
+    ),
+    (
+        "web client stopping before it starts",
+        GOOD + WEB.format('start = "2 s"\nstop = "1 s"'),
+        [],
+        ["apps[1].stop", "must be later than start"],
     ),
     (
         "app to a switch",

@@ -91,6 +91,7 @@ def print_summary(result: Result) -> None:
     _flows(s)
     _pings(s)
     _calls(s)
+    _pages(s)
     _tcp(s)
     _ports(s)
     _records(s)
@@ -226,6 +227,35 @@ def _calls(s: dict[str, Any]) -> None:
             f["satisfaction"] or MISSING,
         ),
         "calls",
+    )
+
+
+def _pages(s: dict[str, Any]) -> None:
+    """Web browsing: each client's page-load times, and how the median feels (Nielsen's
+    response-time limits, :mod:`ethersim.perception`)."""
+    from ethersim.perception import band
+
+    clients = [f for f in s["flows"] if f.get("kind") == "web"]
+    _print(
+        "pages",
+        [
+            ("client", True),
+            *((c, False) for c in ("pages", "objects", "mean", "p50", "p95", "max", "retx")),
+            ("median page", True),
+        ],
+        clients,
+        lambda f: (
+            f["name"],
+            fmt_count(f["pages_loaded"]),
+            fmt_count(f["objects"]),
+            *(
+                fmt_time(f[f"page_load_{k}_s"]) if f["pages_loaded"] else MISSING
+                for k in ("mean", "p50", "p95", "max")
+            ),
+            fmt_count(f["retransmissions"]),
+            band(f["page_load_p50_s"]) if f["pages_loaded"] else MISSING,
+        ),
+        "clients",
     )
 
 

@@ -25,6 +25,7 @@ pub mod sources;
 pub mod tcp;
 pub mod udp_file;
 pub mod voip;
+pub mod web;
 
 use crate::engine::rng::Stream;
 use crate::engine::Timer;
@@ -105,6 +106,10 @@ pub enum EndpointKind {
     Replay(Box<TraceReplay>),
     /// One end of a two-way voice call (boxed: its delay histograms are large).
     Voip(Box<voip::VoipCall>),
+    /// A browser loading pages (boxed: it holds its connections).
+    WebClient(Box<web::WebClient>),
+    /// The server of a browser's pages (boxed: it holds its connections).
+    WebServer(Box<web::WebServer>),
 }
 
 /// One endpoint: an end of a flow, on a host.
@@ -178,6 +183,8 @@ impl Endpoint {
             EndpointKind::Mpi(m) => m.poll(now, buffer_free),
             EndpointKind::Replay(r) => r.poll(now, buffer_free),
             EndpointKind::Voip(v) => v.poll(now, buffer_free, &mut self.rng),
+            EndpointKind::WebClient(w) => w.poll(now, buffer_free, &mut self.rng),
+            EndpointKind::WebServer(w) => w.poll(now, buffer_free),
         }
     }
 
@@ -194,6 +201,8 @@ impl Endpoint {
             EndpointKind::Mpi(m) => m.take(),
             EndpointKind::Replay(r) => r.take(),
             EndpointKind::Voip(v) => v.take(&mut self.rng),
+            EndpointKind::WebClient(w) => w.take(now),
+            EndpointKind::WebServer(w) => w.take(now),
             // A sink never answers Send.
             EndpointKind::UdpSink(_) => unreachable!("a UDP sink has nothing to send"),
         }
@@ -205,6 +214,8 @@ impl Endpoint {
         match &self.kind {
             EndpointKind::TcpSender(t) => Some(t.socket.last_header()),
             EndpointKind::TcpReceiver(t) => Some(t.socket.last_header()),
+            EndpointKind::WebClient(w) => Some(w.last_header()),
+            EndpointKind::WebServer(w) => Some(w.last_header()),
             _ => None,
         }
     }
@@ -219,6 +230,8 @@ impl Endpoint {
             EndpointKind::TcpReceiver(t) => t.socket.on_packet(now, pkt, tcp),
             EndpointKind::Mpi(m) => m.on_packet(pkt),
             EndpointKind::Voip(v) => v.on_packet(now, pkt),
+            EndpointKind::WebClient(w) => w.on_packet(now, pkt, tcp),
+            EndpointKind::WebServer(w) => w.on_packet(now, pkt, tcp),
             // A UDP sink only consumes (its flow counts what arrives); senders of one-way
             // flows receive nothing, and a stray packet is ignored.
             EndpointKind::UdpSink(_)
@@ -237,6 +250,8 @@ impl Endpoint {
             EndpointKind::TcpSender(t) => t.socket.has_pending(),
             EndpointKind::TcpReceiver(t) => t.socket.has_pending(),
             EndpointKind::Mpi(m) => m.has_pending(flow),
+            EndpointKind::WebClient(w) => w.has_pending(),
+            EndpointKind::WebServer(w) => w.has_pending(),
             _ => false,
         }
     }
@@ -284,6 +299,8 @@ impl Endpoint {
             EndpointKind::Mpi(_) => "mpi",
             EndpointKind::Replay(_) => "replay",
             EndpointKind::Voip(_) => "voip",
+            EndpointKind::WebClient(_) => "web",
+            EndpointKind::WebServer(_) => "web_server",
         }
     }
 
@@ -295,6 +312,7 @@ impl Endpoint {
             EndpointKind::TcpReceiver(t) => t.report(out),
             EndpointKind::Replay(r) => r.report(out),
             EndpointKind::Voip(v) => v.report(out),
+            EndpointKind::WebClient(w) => w.report(out),
             // A responder may serve many flows; each flow counts its own replies.
             // A job reports per job, not per flow.
             EndpointKind::PingResponder(_)
@@ -302,6 +320,7 @@ impl Endpoint {
             | EndpointKind::UdpFile(_)
             | EndpointKind::Source(_)
             | EndpointKind::Saturating(_)
+            | EndpointKind::WebServer(_)
             | EndpointKind::Mpi(_) => {}
         }
     }

@@ -11,7 +11,8 @@
 //!   `10.nn.nn.nn`; the frame carries its sending and receiving *hosts'* addresses, as
 //!   switches forward at layer 2;
 //! - flow `f` runs from port `49152 + f mod 16384` at its source end to port
-//!   [`SERVICE_PORT`] at its sink end (UDP and TCP); an ICMP echo's identifier is `f`
+//!   [`SERVICE_PORT`] at its sink end (UDP and TCP; a flow's further TCP connections,
+//!   numbered by [`TcpHeader::port`], from that port plus their number); an ICMP echo's identifier is `f`
 //!   and its sequence number the request's, modulo 2^16;
 //! - IPv4: TTL 64, don't-fragment set, identification 0 (RFC 6864 section 4.1: an
 //!   atomic datagram's identification has no meaning);
@@ -75,7 +76,7 @@ impl FrameEncoder {
         match (pkt.protocol, tcp) {
             (Protocol::MacControl, _) => self.mac_control(pkt),
             (Protocol::Tcp, Some(h)) => {
-                let (src, dst) = ports(pkt);
+                let (src, dst) = tcp_ports(pkt, h);
                 let builder = ip_builder(pkt).tcp_header(tcp_header(src, dst, pkt.seq, h));
                 builder.write(&mut self.frame, data).expect("writing to a Vec cannot fail");
             }
@@ -138,6 +139,20 @@ fn ports(pkt: &Packet) -> (u16, u16) {
         Role::Sink => (ephemeral, SERVICE_PORT),
         Role::Source => (SERVICE_PORT, ephemeral),
     }
+}
+
+/// A TCP segment's ports: connection `port` of a flow that opens several (a web
+/// client's) runs from the flow's ephemeral port plus `port`, within the ephemeral range.
+fn tcp_ports(pkt: &Packet, h: &TcpHeader) -> (u16, u16) {
+    let shift = |p: u16| {
+        if p == SERVICE_PORT || h.port == 0 {
+            return p;
+        }
+        let offset = (u32::from(p - EPHEMERAL_BASE) + u32::from(h.port)) % EPHEMERAL_PORTS;
+        EPHEMERAL_BASE + offset as u16
+    };
+    let (src, dst) = ports(pkt);
+    (shift(src), shift(dst))
 }
 
 fn tcp_header(src: u16, dst: u16, seq: u64, h: &TcpHeader) -> etherparse::TcpHeader {
@@ -291,5 +306,21 @@ mod tests {
         let s = SlicedPacket::from_ethernet(&bytes).unwrap();
         let Some(TransportSlice::Tcp(tcp)) = &s.transport else { panic!("TCP") };
         assert_eq!(tcp.options(), [2, 4, 0x05, 0xB4, 1, 3, 3, 7, 1, 1, 4, 2]);
+    }
+
+    #[test]
+    fn a_flows_further_connections_have_ports_of_their_own() {
+        // A web client's connection 3 of flow 3: the flow's ephemeral port plus 3, at
+        // the client end of both directions; the service port stays.
+        let mut enc = FrameEncoder::default();
+        let h = TcpHeader { flags: TcpFlags::ACK, port: 3, ..TcpHeader::default() };
+        for (to, want) in [(Role::Sink, (49158, SERVICE_PORT)), (Role::Source, (SERVICE_PORT, 49158))] {
+            let mut p = packet(Protocol::Tcp, 0, to);
+            p.frame_len = wire::frame_len(Protocol::Tcp, 0, 0) as u32;
+            let bytes = enc.encode(&p, Some(&h)).to_vec();
+            let s = SlicedPacket::from_ethernet(&bytes).unwrap();
+            let Some(TransportSlice::Tcp(tcp)) = &s.transport else { panic!("TCP") };
+            assert_eq!((tcp.source_port(), tcp.destination_port()), want);
+        }
     }
 }

@@ -71,6 +71,7 @@ fn check_apps(doc: &Table) -> Result<(), ScenarioError> {
             "tcp_bulk" => typed::<TcpBulkSpec>(rest, &path).map(|_| ())?,
             "replay" => typed::<schema::ReplaySpec>(rest, &path).map(|_| ())?,
             "voip" => typed::<schema::VoipSpec>(rest, &path).map(|_| ())?,
+            "web" => typed::<schema::WebSpec>(rest, &path).map(|_| ())?,
             other => {
                 return Err(ScenarioError::at(
                     format!("{path}.kind"),

@@ -88,6 +88,14 @@ pub struct TcpHeader {
     pub sack_len: u8,
     /// SACK blocks, most recently changed first (RFC 2018 section 4).
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// Which of its flow's connections the segment belongs to: the client's port, as TCP
+    /// demultiplexes (RFC 9293 section 3.1). 0 for a flow's only connection; an
+    /// application that opens several ([`crate::app::web`]) numbers them.
+    pub port: u16,
+    /// What the application message in the segment asks the peer for, bytes (an HTTP
+    /// request names an object, whose size the server knows; payloads are counted, not
+    /// carried, so the size travels here). 0: nothing.
+    pub asks: u32,
 }
 
 impl TcpHeader {

@@ -32,3 +32,4 @@ mod steady_state;
 mod switch_drops;
 mod tcp;
 mod voip;
+mod web;

@@ -7,12 +7,13 @@ use crate::app::{
 };
 
 use crate::app::voip::{codec, CallSettings, PlayoutPolicy, TalkSpurts, VoipCall, RAMJEE_ALPHA};
+use crate::app::web::{CountLaw, Pages, SizeLaw, WebClient, WebServer, WebSettings};
 use crate::engine::rng;
 use crate::ids::{EndpointId, FlowId, NodeId};
 use crate::scenario::error::ScenarioError;
 use crate::scenario::schema::{
-    AppSpec, CodecName, JitterBufferSpec, OnOffSpec, PingSpec, SaturatingSpec, Scenario, SourceSpec,
-    TcpBulkSpec, UdpFileSpec, VoipSpec,
+    AppSpec, CodecName, JitterBufferSpec, OnOffSpec, PageSpec, PingSpec, SaturatingSpec, Scenario,
+    SourceSpec, TcpBulkSpec, UdpFileSpec, VoipSpec, WebSpec,
 };
 
 use crate::scenario::topology::Topology;
@@ -135,6 +136,14 @@ fn endpoint_kinds(
             (
                 EndpointKind::Voip(Box::new(VoipCall::new(settings, End::Sink))),
                 Some(EndpointKind::Voip(Box::new(VoipCall::new(settings, End::Source)))),
+            )
+        }
+        AppSpec::Web(w) => {
+            let settings = web_settings(w, path, path_mtu)?;
+            let server = WebServer::new(settings.tcp, settings.request_bytes, settings.persistent);
+            (
+                EndpointKind::WebClient(Box::new(WebClient::new(settings))),
+                Some(EndpointKind::WebServer(Box::new(server))),
             )
         }
         AppSpec::TcpBulk(t) => {
@@ -337,5 +346,137 @@ fn call_settings(v: &VoipSpec, path: &str) -> Result<CallSettings> {
         },
         playout,
         stop: SimTime::ZERO + v.start.0 + v.duration.0,
+    })
+}
+
+/// A web client's settings, checked: pages to load, connections to open, requests and
+/// objects of at least a byte, and size laws that can be drawn from.
+fn web_settings(w: &WebSpec, path: &str, path_mtu: u64) -> Result<WebSettings> {
+    if w.pages == 0 {
+        return Err(ScenarioError::at(format!("{path}.pages"), "must be at least 1"));
+    }
+    if !(1..=MAX_WEB_CONNECTIONS).contains(&w.connections) {
+        return Err(ScenarioError::at(
+            format!("{path}.connections"),
+            format!("{} is not a number of connections; expected 1 to {MAX_WEB_CONNECTIONS}", w.connections),
+        ));
+    }
+    let request_bytes = object_bytes(w.request_size.0, &format!("{path}.request_size"))?;
+    if let Some(stop) = w.stop.filter(|stop| stop.0 <= w.start.0) {
+        return Err(ScenarioError::at(
+            format!("{path}.stop"),
+            format!("{} must be later than start ({})", stop.0, w.start.0),
+        ));
+    }
+    let mut tcp_spec = w.tcp.clone();
+    // Web servers and browsers set TCP_NODELAY: a response's last partial segment
+    // does not wait for the client's delayed ACK.
+    tcp_spec.nagle = tcp_spec.nagle.or(Some(false));
+    let tcp = tcp_config(&tcp_spec, &format!("{path}.tcp"), path_mtu)?;
+    Ok(WebSettings {
+        pages: pages(&w.page, &format!("{path}.page"))?,
+        page_count: w.pages,
+        connections: w.connections,
+        persistent: w.persistent,
+        request_bytes,
+        think_time: w.think_time.0,
+        parse_time: w.parse_time.0,
+        stop: w.stop.map(|d| SimTime::ZERO + d.0),
+        tcp,
+    })
+}
+
+/// Most connections a web client may open at once.
+const MAX_WEB_CONNECTIONS: u16 = 256;
+
+/// A size of an object or request: at least 1 B, at most what a request names (4 GiB − 1 B).
+fn object_bytes(b: Bytes, key: &str) -> Result<u32> {
+    match u32::try_from(b.get()) {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(ScenarioError::at(
+            key,
+            format!("{} B is not an object size; expected 1 B to {} B", b.get(), u32::MAX),
+        )),
+    }
+}
+
+/// The page model, checked.
+fn pages(p: &PageSpec, path: &str) -> Result<Pages> {
+    Ok(match p {
+        PageSpec::Fixed { main, embedded } => Pages::Fixed {
+            main: object_bytes(main.0, &format!("{path}.main"))?,
+            embedded: embedded
+                .iter()
+                .enumerate()
+                .map(|(i, b)| object_bytes(b.0, &format!("{path}.embedded[{i}]")))
+                .collect::<Result<_>>()?,
+        },
+        PageSpec::ThreeGpp2 {
+            main_mu,
+            main_sigma,
+            main_min,
+            main_max,
+            embedded_mu,
+            embedded_sigma,
+            embedded_min,
+            embedded_max,
+            count_alpha,
+            count_k,
+            count_m,
+        } => {
+            let law = |prefix: &str, mu: f64, sigma: f64, min: Bytes, max: Bytes| -> Result<SizeLaw> {
+                if !mu.is_finite() || !(-50.0..=50.0).contains(&mu) {
+                    return Err(ScenarioError::at(
+                        format!("{path}.{prefix}_mu"),
+                        format!("{mu} is not a log-size; expected -50 to 50"),
+                    ));
+                }
+                if !(sigma.is_finite() && sigma > 0.0 && sigma <= 20.0) {
+                    return Err(ScenarioError::at(
+                        format!("{path}.{prefix}_sigma"),
+                        format!("{sigma} is not a spread; expected more than 0, at most 20"),
+                    ));
+                }
+                let min = object_bytes(min, &format!("{path}.{prefix}_min"))?;
+                let max = object_bytes(max, &format!("{path}.{prefix}_max"))?;
+                if max < min {
+                    return Err(ScenarioError::at(
+                        format!("{path}.{prefix}_max"),
+                        format!("{max} B is below {prefix}_min ({min} B); expected at least {min} B"),
+                    ));
+                }
+                let law = SizeLaw { mu, sigma, min, max };
+                // The truncation must keep some of the law, or drawing never ends.
+                if law.mass() < 1e-6 {
+                    return Err(ScenarioError::at(
+                        format!("{path}.{prefix}_min"),
+                        format!("the law keeps almost nothing between {min} B and {max} B; widen the bounds or move {prefix}_mu"),
+                    ));
+                }
+                Ok(law)
+            };
+            let main = law("main", *main_mu, *main_sigma, main_min.0, main_max.0)?;
+            let embedded = law("embedded", *embedded_mu, *embedded_sigma, embedded_min.0, embedded_max.0)?;
+            let (alpha, k, m) = (*count_alpha, *count_k, *count_m);
+            if !(alpha.is_finite() && alpha > 0.0) {
+                return Err(ScenarioError::at(
+                    format!("{path}.count_alpha"),
+                    format!("{alpha} is not a shape; expected more than 0"),
+                ));
+            }
+            if !(k.is_finite() && k > 0.0) {
+                return Err(ScenarioError::at(
+                    format!("{path}.count_k"),
+                    format!("{k} is not a scale; expected more than 0"),
+                ));
+            }
+            if !(m.is_finite() && m >= k && m - k <= 10_000.0) {
+                return Err(ScenarioError::at(
+                    format!("{path}.count_m"),
+                    format!("{m} is not a cap; expected count_k ({k}) to count_k + 10000"),
+                ));
+            }
+            Pages::Drawn { main, embedded, count: CountLaw { alpha, k, m } }
+        }
     })
 }

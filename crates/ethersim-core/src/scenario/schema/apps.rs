@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::common::{default_payload, one_f64, one_second, zero_time};
 use super::tcp::{TcpBulkSpec, TcpFileSpec};
 use super::voip::VoipSpec;
+use super::web::WebSpec;
 
 /// An application: one flow from `from` to `to`.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
@@ -39,6 +40,10 @@ pub enum AppSpec {
     /// listener; each end's delay, jitter, losses and the ITU-T G.107 E-model's R and
     /// MOS (docs/voip.md).
     Voip(VoipSpec),
+    /// Web browsing: a client loads pages (a main object and its embedded objects, sizes
+    /// from 3GPP2 C.R1002-0's HTTP model or given) from a server over TCP, with a
+    /// reading time between pages; each page's load time (docs/web.md).
+    Web(WebSpec),
 }
 
 /// Trace-driven traffic: the frames of a pcap or pcapng file, each handed to the sending
@@ -288,6 +293,7 @@ impl AppSpec {
         "tcp_bulk",
         "replay",
         "voip",
+        "web",
     ];
 
     /// The sending host's name.
@@ -302,6 +308,7 @@ impl AppSpec {
             AppSpec::TcpBulk(t) => &t.from,
             AppSpec::Replay(r) => &r.from,
             AppSpec::Voip(v) => &v.from,
+            AppSpec::Web(w) => &w.from,
         }
     }
     /// The receiving host's name.
@@ -316,6 +323,7 @@ impl AppSpec {
             AppSpec::TcpBulk(t) => &t.to,
             AppSpec::Replay(r) => &r.to,
             AppSpec::Voip(v) => &v.to,
+            AppSpec::Web(w) => &w.to,
         }
     }
     /// The name given, if any.
@@ -330,6 +338,7 @@ impl AppSpec {
             AppSpec::TcpBulk(t) => t.name.as_deref(),
             AppSpec::Replay(r) => r.name.as_deref(),
             AppSpec::Voip(v) => v.name.as_deref(),
+            AppSpec::Web(w) => w.name.as_deref(),
         }
     }
     /// Payload per packet, for applications that set one (not TCP: see its MSS).
@@ -346,7 +355,8 @@ impl AppSpec {
             | AppSpec::TcpFile(_)
             | AppSpec::TcpBulk(_)
             | AppSpec::Replay(_)
-            | AppSpec::Voip(_) => None,
+            | AppSpec::Voip(_)
+            | AppSpec::Web(_) => None,
         }
     }
     /// Start time.
@@ -361,6 +371,7 @@ impl AppSpec {
             AppSpec::TcpBulk(t) => t.start.0,
             AppSpec::Replay(r) => r.start.0,
             AppSpec::Voip(v) => v.start.0,
+            AppSpec::Web(w) => w.start.0,
         }
     }
 }

@@ -13,6 +13,7 @@ mod nodes;
 mod scenario;
 mod tcp;
 mod voip;
+mod web;
 
 pub use self::apps::{
     AppSpec, FrameMixSpec, OnOffSpec, PingSpec, ReplayAlign, ReplaySpec, SaturatingSpec, SourceSpec,
@@ -28,3 +29,4 @@ pub use self::nodes::{BufferSpec, QuantileSpec, TimingVariabilitySpec, Variabili
 pub use self::scenario::{HostSpec, MeasureSpec, Scenario, SeriesSpec, SwitchSpec};
 pub use self::tcp::{CongestionControlName, TcpBulkSpec, TcpFileSpec, TcpProfileName, TcpSpec};
 pub use self::voip::{CodecName, JitterBufferSpec, TalkSpurtSpec, VoipSpec};
+pub use self::web::{PageSpec, WebSpec};
