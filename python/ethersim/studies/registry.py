@@ -19,6 +19,7 @@ __all__ = ["NAMES", "STUDIES", "study"]
 #: ``ethersim reproduce all`` runs them.
 STUDIES = {
     "rps": "ethersim.studies.rps",
+    "rps-apps": "ethersim.studies.rps_apps",
     "eee-pingpong": "ethersim.studies.eee_pingpong",
     "eee-hpc": "ethersim.studies.eee_hpc",
     "csma": "ethersim.studies.csma",

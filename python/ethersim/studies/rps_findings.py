@@ -359,7 +359,10 @@ def _perceived_difference(rep: study.Reproduction, where: Mapping[str, Any]) -> 
     """§III.D's trial with two people surfing the web and calling over Skype: not run."""
     return Outcome(
         comparable=False,
-        text="the reproduction runs no web or VoIP workload and has no human judgement",
+        text=(
+            "this reproduction runs no web or VoIP workload; `ethersim reproduce rps-apps` "
+            "runs the trial with a call and page loads"
+        ),
     )
 
 
