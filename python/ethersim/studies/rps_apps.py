@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ethersim.batch import Progress, default_jobs, run_many
-from ethersim.studies.rps_scenario import DEFAULT_BUFFER_BYTES, PAUSE_EVERY_S, PAUSE_START_S
+from ethersim.studies.rps_scenario import DEFAULT_BUFFER_BYTES, pause_generator, port_summary
 from ethersim.studies.study import Option, Study, TableFile
 
 if TYPE_CHECKING:
@@ -106,19 +106,6 @@ class Reproduction:
     jobs: int = 1
 
 
-def _pause_generator(pause_ms: int) -> str:
-    if pause_ms == 0:
-        return ""
-    return f"""
-# The client pauses the switch once a second, as a link-rate switch would block it.
-[[pause_generators]]
-port = "client->switch"
-every = "{PAUSE_EVERY_S} s"
-pause = "{pause_ms} ms"
-start = "{PAUSE_START_S} s"
-"""
-
-
 def _app(workload: str, options: Options) -> str:
     if workload == "call":
         return f"""[[apps]]
@@ -175,7 +162,7 @@ between = ["switch", "client"]
 rate = "1 Gb/s"
 delay = "500 ns"
 
-{_app(workload, options)}{_pause_generator(pause_ms)}"""
+{_app(workload, options)}{pause_generator(pause_ms)}"""
 
 
 def check(options: Options) -> None:
@@ -189,8 +176,10 @@ def check(options: Options) -> None:
         try:
             _core.validate(text)
         except ScenarioError as e:
-            option = "--jitter-buffer" if workload == "call" and "jitter" in str(e) else "--buffer"
-            raise ScenarioError(f"does not make a valid cell: {e}", option) from None
+            # Any depth makes a valid buffer; only the switch's buffer can be refused.
+            raise ScenarioError(
+                f"{options.buffer_bytes} B does not make a valid switch: {e}", "--buffer"
+            ) from None
 
 
 def _flow(result: Result, name: str) -> dict[str, Any]:
@@ -198,19 +187,12 @@ def _flow(result: Result, name: str) -> dict[str, Any]:
     return flow
 
 
-def _port(result: Result, node: str, peer: str) -> dict[str, Any]:
-    port: dict[str, Any] = next(
-        p for p in result.summary["ports"] if p["node"] == node and p["peer"] == peer
-    )
-    return port
-
-
 def _network(result: Result) -> dict[str, Any]:
     """What the pauses did in the network, from the ports."""
-    server = _port(result, "server", "switch")
-    to_client = _port(result, "switch", "client")
+    server = port_summary(result, "server", "switch")
+    to_client = port_summary(result, "switch", "client")
     return {
-        "client_pauses": _port(result, "client", "switch")["pause_sent"],
+        "client_pauses": port_summary(result, "client", "switch")["pause_sent"],
         "pause_frames_to_server": server["pause_received"],
         "server_paused_s": server["paused_s"],
         "switch_drops": to_client["drops"],

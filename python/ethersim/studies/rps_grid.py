@@ -24,9 +24,9 @@ from ethersim.studies.rps_scenario import (
     Calibration,
     Options,
     _flow,
-    _port,
     _transfer_time,
     calibrate,
+    port_summary,
     scenario,
 )
 
@@ -78,9 +78,9 @@ def _cell_row(
     switch_releases: bool,
 ) -> dict[str, Any]:
     flow = _flow(result)
-    server = _port(result, "server", "switch")
-    client = _port(result, "client", "switch")
-    to_client = _port(result, "switch", "client")
+    server = port_summary(result, "server", "switch")
+    client = port_summary(result, "client", "switch")
+    to_client = port_summary(result, "switch", "client")
     transfer = _transfer_time(result)
     pauses = client["pause_sent"]
     tcp = protocol == "tcp"
@@ -226,7 +226,7 @@ def reproduce(options: Options, progress: bool = False) -> Reproduction:
                     "pause_ms": pause,
                     "loss_percent": 100.0 * float(_flow(r)["loss_fraction"]),
                     "transfer_time_s": _transfer_time(r),
-                    "switch_drops": _port(r, "switch", "client")["drops"],
+                    "switch_drops": port_summary(r, "switch", "client")["drops"],
                     "seed": options.seed,
                 }
                 for (b, pause), r in zip(sweep, results, strict=True)

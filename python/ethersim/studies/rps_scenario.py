@@ -33,6 +33,8 @@ __all__ = [
     "Options",
     "calibrate",
     "check",
+    "pause_generator",
+    "port_summary",
     "scenario",
 ]
 
@@ -131,7 +133,8 @@ class Calibration:
     host_key: str = "tx_processing"
 
 
-def _pause_generator(pause_ms: int) -> str:
+def pause_generator(pause_ms: int) -> str:
+    """The client's PAUSE of ``pause_ms`` once a second, as scenario text (none for 0)."""
     if pause_ms == 0:
         return ""
     return f"""
@@ -209,7 +212,7 @@ name = "file"
 from = "server"
 to = "client"
 size = "{file_bytes} B"{tcp if protocol == "tcp" else ""}
-{_pause_generator(pause_ms)}{series_text}"""
+{pause_generator(pause_ms)}{series_text}"""
 
 
 def _switch_pause(sends: bool, releases: bool) -> str:
@@ -223,7 +226,8 @@ def _flow(result: Result) -> dict[str, Any]:
     return flow
 
 
-def _port(result: Result, node: str, peer: str) -> dict[str, Any]:
+def port_summary(result: Result, node: str, peer: str) -> dict[str, Any]:
+    """The summary row of the port of ``node`` towards ``peer``."""
     for p in result.summary["ports"]:
         if p["node"] == node and p["peer"] == peer:
             port: dict[str, Any] = p

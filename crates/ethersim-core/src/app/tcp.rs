@@ -324,7 +324,7 @@ impl TcpReceiver {
 /// A segment as a packet to the end `to`: payload-carrying segments are data, the rest
 /// (SYN, FIN, pure ACKs, probes, RST) count as acknowledgements.
 /// The header stays with the endpoint until the network asks for it.
-fn outgoing(seg: &Segment, to: Role) -> Outgoing {
+pub(super) fn outgoing(seg: &Segment, to: Role) -> Outgoing {
     Outgoing {
         flow: None,
         to,

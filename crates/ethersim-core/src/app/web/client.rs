@@ -286,8 +286,7 @@ impl WebClient {
             self.connections_opened += 1;
             Slot { http: HttpConn::connect(self.s.tcp, port), want: 0, got: 0, request_due: false }
         });
-        // An empty object still has a response: its headers, which the request's
-        // bytes stand for. A size of 0 is never drawn or accepted.
+        // Sizes are at least 1 B (the scenario's checks), so `want > 0` marks a busy slot.
         slot.want = u64::from(size);
         slot.got = 0;
         slot.http.asks = size;

@@ -5,7 +5,7 @@
 
 use crate::time::SimTime;
 use crate::transport::tcp::{Connection, Plan, Segment, State, TcpConfig};
-use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
+use crate::wire::{Packet, Role, TcpHeader};
 
 use crate::app::Outgoing;
 
@@ -42,16 +42,7 @@ impl HttpConn {
         let plan = self.plan.take().expect("a planned segment");
         let seg = self.conn.dispatch(now, plan);
         let header = TcpHeader { port: self.port, asks: self.asks, ..seg.header };
-        let out = Outgoing {
-            flow: None,
-            to,
-            kind: if seg.len > 0 { PacketKind::Data } else { PacketKind::Ack },
-            protocol: Protocol::Tcp,
-            payload: seg.len,
-            seq: seg.seq,
-            echo: SimTime::NEVER,
-        };
-        (out, header)
+        (crate::app::tcp::outgoing(&seg, to), header)
     }
 
     /// A segment of this connection arrived.
