@@ -17,7 +17,7 @@
 
 use std::collections::VecDeque;
 
-use crate::stats::TimeWeighted;
+use crate::stats::{TimeWeighted, TimeWeightedPair};
 use crate::time::SimTime;
 use crate::wire::PacketRef;
 
@@ -69,8 +69,8 @@ pub struct DropTailQueue {
     /// Frames held: waiting frames and the leaving one.
     held_frames: u32,
     limits: QueueLimits,
-    bytes_level: TimeWeighted,
-    frames_level: TimeWeighted,
+    /// Bytes held (first) and frames held (second) over time.
+    levels: TimeWeightedPair,
 }
 
 impl DropTailQueue {
@@ -84,8 +84,7 @@ impl DropTailQueue {
             held_bytes: 0,
             held_frames: 0,
             limits,
-            bytes_level: TimeWeighted::default(),
-            frames_level: TimeWeighted::default(),
+            levels: TimeWeightedPair::default(),
         }
     }
 
@@ -161,8 +160,7 @@ impl DropTailQueue {
     }
 
     fn record(&mut self, now: SimTime) {
-        self.bytes_level.set(now, self.held_bytes);
-        self.frames_level.set(now, u64::from(self.held_frames));
+        self.levels.set(now, self.held_bytes, u64::from(self.held_frames));
     }
 
     /// Bytes and frames held at `now`, counting the leaving frame until its last bit.
@@ -192,11 +190,11 @@ impl DropTailQueue {
 
     /// Buffer occupancy in bytes over `[0, end]`, with the leaving frame settled.
     pub fn bytes_level(&self, end: SimTime) -> TimeWeighted {
-        self.level_at(end, self.bytes_level, |l| u64::from(l.len))
+        self.level_at(end, self.levels.first(), |l| u64::from(l.len))
     }
     /// Buffer occupancy in frames over `[0, end]`, with the leaving frame settled.
     pub fn frames_level(&self, end: SimTime) -> TimeWeighted {
-        self.level_at(end, self.frames_level, |_| 1)
+        self.level_at(end, self.levels.second(), |_| 1)
     }
 
     fn level_at(

@@ -16,4 +16,4 @@ pub use log_histogram::LogHistogram;
 pub use moments::Moments;
 pub use record::RecordView;
 pub use series::{Series, SeriesLimits};
-pub use time_weighted::TimeWeighted;
+pub use time_weighted::{TimeWeighted, TimeWeightedPair};

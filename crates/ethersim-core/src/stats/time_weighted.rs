@@ -51,6 +51,54 @@ impl TimeWeighted {
     }
 }
 
+/// Two levels that always change at the same instants (a queue's bytes and frames),
+/// tracked on one clock: each change measures the span held once for both. Each level
+/// reads back as the [`TimeWeighted`] it would have been on its own.
+// On every frame's path twice per queue (joining and leaving): two separate trackers
+// measured 3-6% of a TCP transfer's samples, most of it the second span and store.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TimeWeightedPair {
+    levels: [u64; 2],
+    since: SimTime,
+    integrals: [u128; 2],
+    maxes: [u64; 2],
+}
+
+impl TimeWeightedPair {
+    /// Records that the levels change to `first` and `second` at `now`.
+    #[inline]
+    pub fn set(&mut self, now: SimTime, first: u64, second: u64) {
+        let held = now.saturating_since(self.since).as_ps();
+        if held > 0 {
+            self.maxes[0] = self.maxes[0].max(self.levels[0]);
+            self.maxes[1] = self.maxes[1].max(self.levels[1]);
+        }
+        self.integrals[0] += u128::from(self.levels[0]) * u128::from(held);
+        self.integrals[1] += u128::from(self.levels[1]) * u128::from(held);
+        self.since = now;
+        self.levels = [first, second];
+    }
+
+    /// The first level, as a tracker of its own.
+    pub fn first(&self) -> TimeWeighted {
+        self.one(0)
+    }
+
+    /// The second level, as a tracker of its own.
+    pub fn second(&self) -> TimeWeighted {
+        self.one(1)
+    }
+
+    fn one(&self, i: usize) -> TimeWeighted {
+        TimeWeighted {
+            level: self.levels[i],
+            since: self.since,
+            integral: self.integrals[i],
+            max: self.maxes[i],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +119,33 @@ mod tests {
         q.set(SimTime(10), 2);
         assert_eq!(q.max_until(SimTime(10)), 0);
         assert_eq!(q.max_until(SimTime(11)), 2);
+    }
+
+    #[test]
+    fn a_pair_reads_back_as_two_trackers_set_at_the_same_instants() {
+        let (mut a, mut b, mut pair) =
+            (TimeWeighted::default(), TimeWeighted::default(), TimeWeightedPair::default());
+        // Level changes with repeated instants (a level held for no time) and a long hold.
+        let steps = [
+            (0, 3, 1),
+            (5, 9, 2),
+            (5, 4, 1),
+            (12, 0, 0),
+            (1_000_000_000_007, 1514, 1),
+            (1_000_000_000_007, 0, 0),
+        ];
+        for (t, x, y) in steps {
+            a.set(SimTime(t), x);
+            b.set(SimTime(t), y);
+            pair.set(SimTime(t), x, y);
+        }
+        for end in [SimTime(5), SimTime(12), SimTime(2_000_000_000_000)] {
+            for (alone, read) in [(a, pair.first()), (b, pair.second())] {
+                assert_eq!(alone.max_until(end), read.max_until(end));
+                assert_eq!(alone.mean_until(end).to_bits(), read.mean_until(end).to_bits());
+                assert_eq!(alone.level(), read.level());
+            }
+        }
+        assert_eq!(pair.first().max_until(SimTime(13)), 4, "9 was held for no time");
     }
 }
