@@ -33,7 +33,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ethersim.batch import Progress, default_jobs, run_many
-from ethersim.studies.rps_scenario import DEFAULT_BUFFER_BYTES, pause_generator, port_summary
+from ethersim.studies.rps_scenario import (
+    DEFAULT_BUFFER_BYTES,
+    network,
+    pause_generator,
+    port_summary,
+)
 from ethersim.studies.study import Option, Study, TableFile
 
 if TYPE_CHECKING:
@@ -133,35 +138,17 @@ def scenario(
 ) -> str:
     """One cell as TOML text (``ethersim run`` takes it as it is)."""
     honour = "true" if honours else "false"
+    server = (
+        "# The RPS study's server, calibrated to its TCP control transfer:\n"
+        f'tx_processing = "{tx_processing_ps} ps"\n'
+        f"pause = {{ honour = {honour} }}"
+    )
     return f"""# Rapid PHY Selection with applications, one cell: {workload}, pause {pause_ms} ms,
 # server {"honours" if honours else "ignores"} PAUSE. Written by `ethersim reproduce rps-apps`.
 name = "rps-apps-{workload}-{pause_ms}ms-{"honour" if honours else "ignore"}"
 seed = {options.seed}
 
-[[hosts]]
-name = "server"
-# The RPS study's server, calibrated to its TCP control transfer:
-tx_processing = "{tx_processing_ps} ps"
-pause = {{ honour = {honour} }}
-
-[[hosts]]
-name = "client"
-
-[[switches]]
-name = "switch"
-port_buffer = {{ bytes = "{options.buffer_bytes} B" }}
-pause = {{ send = true }}
-
-[[links]]
-between = ["server", "switch"]
-rate = "1 Gb/s"
-delay = "500 ns"
-
-[[links]]
-between = ["switch", "client"]
-rate = "1 Gb/s"
-delay = "500 ns"
-
+{network(server, options.buffer_bytes, "send = true")}
 {_app(workload, options)}{pause_generator(pause_ms)}"""
 
 

@@ -165,6 +165,11 @@ def scenario(
     ``tx_processing_ps`` is the server's calibrated per-packet time, spent where
     ``host_bottleneck`` says (:data:`HOST_BOTTLENECKS`)."""
     honour = "true" if honours else "false"
+    server = (
+        "# Calibrated to the study's control time:\n"
+        f'{HOST_BOTTLENECKS[host_bottleneck]} = "{tx_processing_ps} ps"\n'
+        f"pause = {{ honour = {honour} }}"
+    )
     app = "tcp_file" if protocol == "tcp" else "udp_file"
     tcp = '\n# Linux hosts: SACK on, 200 ms minimum RTO.\ntcp = { sack = true, rto_min = "200 ms" }'
     window = f'from = "{SERIES_WINDOW_MS[0]} ms"\nuntil = "{SERIES_WINDOW_MS[1]} ms"\n'
@@ -182,11 +187,25 @@ def scenario(
 name = "rps-{protocol}-{pause_ms}ms-{"honour" if honours else "ignore"}"
 seed = {seed}
 
-[[hosts]]
+{network(server, buffer_bytes, _switch_pause(switch_sends_pause, switch_releases))}
+[[apps]]
+kind = "{app}"
+name = "file"
+from = "server"
+to = "client"
+size = "{file_bytes} B"{tcp if protocol == "tcp" else ""}
+{pause_generator(pause_ms)}{series_text}"""
+
+
+def network(server: str, buffer_bytes: int, switch_pause: str) -> str:
+    """The study's network as TOML text, every cell's (Fig. 2's testbed, as the module
+    notes say): the server with the settings ``server`` (TOML lines of its table), a
+    1 Gb/s switch whose ports hold ``buffer_bytes`` each and whose PAUSE settings are
+    ``switch_pause`` (an inline table's contents), and the client, on 100 m cables.
+    ``reproduce rps-apps`` runs its applications on this same network."""
+    return f"""[[hosts]]
 name = "server"
-# Calibrated to the study's control time:
-{HOST_BOTTLENECKS[host_bottleneck]} = "{tx_processing_ps} ps"
-pause = {{ honour = {honour} }}
+{server}
 
 [[hosts]]
 name = "client"
@@ -194,7 +213,7 @@ name = "client"
 [[switches]]
 name = "switch"
 port_buffer = {{ bytes = "{buffer_bytes} B" }}
-pause = {{ {_switch_pause(switch_sends_pause, switch_releases)} }}
+pause = {{ {switch_pause} }}
 
 [[links]]
 between = ["server", "switch"]
@@ -205,14 +224,7 @@ delay = "500 ns"
 between = ["switch", "client"]
 rate = "1 Gb/s"
 delay = "500 ns"
-
-[[apps]]
-kind = "{app}"
-name = "file"
-from = "server"
-to = "client"
-size = "{file_bytes} B"{tcp if protocol == "tcp" else ""}
-{pause_generator(pause_ms)}{series_text}"""
+"""
 
 
 def _switch_pause(sends: bool, releases: bool) -> str:
