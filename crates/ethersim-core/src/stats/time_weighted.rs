@@ -19,6 +19,13 @@ impl TimeWeighted {
     /// Records that the level changes to `level` at `now`.
     pub fn set(&mut self, now: SimTime, level: u64) {
         let held = now.saturating_since(self.since).as_ps();
+        self.held_then_set(now, held, level);
+    }
+
+    /// Counts the current level as held for the `held` picoseconds up to `now` (the span
+    /// since the last change, measured by the caller), then records `level` from `now`.
+    #[inline]
+    fn held_then_set(&mut self, now: SimTime, held: u64, level: u64) {
         if held > 0 {
             self.max = self.max.max(self.level);
         }
@@ -55,47 +62,32 @@ impl TimeWeighted {
 /// tracked on one clock: each change measures the span held once for both. Each level
 /// reads back as the [`TimeWeighted`] it would have been on its own.
 // On every frame's path twice per queue (joining and leaving): two separate trackers
-// measured 3-6% of a TCP transfer's samples, most of it the second span and store.
+// measured 3-6% of a TCP transfer's samples; measuring the span once saves 1% of its
+// instructions.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TimeWeightedPair {
-    levels: [u64; 2],
-    since: SimTime,
-    integrals: [u128; 2],
-    maxes: [u64; 2],
+    first: TimeWeighted,
+    second: TimeWeighted,
 }
 
 impl TimeWeightedPair {
     /// Records that the levels change to `first` and `second` at `now`.
     #[inline]
     pub fn set(&mut self, now: SimTime, first: u64, second: u64) {
-        let held = now.saturating_since(self.since).as_ps();
-        if held > 0 {
-            self.maxes[0] = self.maxes[0].max(self.levels[0]);
-            self.maxes[1] = self.maxes[1].max(self.levels[1]);
-        }
-        self.integrals[0] += u128::from(self.levels[0]) * u128::from(held);
-        self.integrals[1] += u128::from(self.levels[1]) * u128::from(held);
-        self.since = now;
-        self.levels = [first, second];
+        // Both changed together at every earlier change, so they share `since`.
+        let held = now.saturating_since(self.first.since).as_ps();
+        self.first.held_then_set(now, held, first);
+        self.second.held_then_set(now, held, second);
     }
 
     /// The first level, as a tracker of its own.
     pub fn first(&self) -> TimeWeighted {
-        self.one(0)
+        self.first
     }
 
     /// The second level, as a tracker of its own.
     pub fn second(&self) -> TimeWeighted {
-        self.one(1)
-    }
-
-    fn one(&self, i: usize) -> TimeWeighted {
-        TimeWeighted {
-            level: self.levels[i],
-            since: self.since,
-            integral: self.integrals[i],
-            max: self.maxes[i],
-        }
+        self.second
     }
 }
 
@@ -147,5 +139,11 @@ mod tests {
             }
         }
         assert_eq!(pair.first().max_until(SimTime(13)), 4, "9 was held for no time");
+        // 3 for [0, 5), 9 for no time, 4 for [5, 12): an area of 43 over 12 ps.
+        let mut early = TimeWeightedPair::default();
+        for (t, x, y) in &steps[..4] {
+            early.set(SimTime(*t), *x, *y);
+        }
+        assert_eq!(early.first().mean_until(SimTime(12)).to_bits(), (43.0_f64 / 12.0).to_bits());
     }
 }
