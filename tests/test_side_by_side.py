@@ -1,8 +1,10 @@
 """``scripts/side-by-side``, the timer of the README's side-by-side table: what it refuses
-and that a rest before each run is taken, both commands alike."""
+and that a rest before each run is taken, both commands alike. The runs need GNU time,
+which ``scripts/install-test-tools`` installs; without it those tests skip and say so."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -11,6 +13,10 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "side-by-side"
+needs_gnu_time = pytest.mark.skipif(
+    not os.access("/usr/bin/time", os.X_OK),
+    reason="GNU time is not installed (apt-get install time; scripts/install-test-tools does)",
+)
 
 
 def _side_by_side(*words: str) -> subprocess.CompletedProcess[str]:
@@ -33,6 +39,7 @@ def test_no_pairs_is_refused() -> None:
     assert "-n must be at least 1" in done.stderr
 
 
+@needs_gnu_time
 def test_a_rest_comes_before_every_run_and_is_reported() -> None:
     # Two pairs, four runs of `true`: four rests of 0.25 s, so at least 1 s in all.
     started = time.monotonic()
@@ -45,6 +52,7 @@ def test_a_rest_comes_before_every_run_and_is_reported() -> None:
     assert last.endswith("2 pairs, 0.25 s of rest before each run)")
 
 
+@needs_gnu_time
 def test_without_a_rest_the_report_says_nothing_of_one() -> None:
     done = _side_by_side("-n", "1", "true", "true")
     assert done.returncode == 0, done.stderr
