@@ -14,6 +14,28 @@ pub use timer::{Expiry, Generation, Timer};
 
 use crate::time::{Duration, SimTime};
 
+/// A place in the run's order of events: an instant, then, among events at that
+/// instant, the sequence that orders them (its rank, then the insertion order: see
+/// [`EventQueue`]). The order of the event being handled is [`Scheduler::order`]; a
+/// model that settles at its next look what an event would have done (a transmission's
+/// end that is not an event) compares the place that event would have had with it, so
+/// that the result is the event's, ties included.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct EventOrder {
+    /// The instant.
+    pub at: SimTime,
+    /// The insertion sequence, among events at `at`.
+    pub seq: u64,
+}
+
+impl EventOrder {
+    /// After every event at or before `at`: where a run that stopped at `at` for its
+    /// time limit stands.
+    pub fn after_all_at(at: SimTime) -> Self {
+        EventOrder { at, seq: u64::MAX }
+    }
+}
+
 /// What the kernel asks of a model: handle one event, and say when its work is done.
 pub trait Model {
     /// The model's event payload (an enum: dispatch by `match`, not by trait object).
@@ -93,6 +115,34 @@ impl<E> Scheduler<E> {
         debug_assert!(at >= self.now, "event scheduled in the past");
         debug_assert!(!at.is_never(), "event scheduled at NEVER");
         self.queue.push(at, event);
+    }
+
+    /// The place of the event being handled in the run's order (after a run, of the
+    /// last event it ran).
+    #[inline]
+    pub fn order(&self) -> EventOrder {
+        EventOrder { at: self.now, seq: self.queue.popped_seq() }
+    }
+
+    /// Reserves a place in the first rank for an event that may never be scheduled (a
+    /// transmission's end that is settled without one): the sequence it would have among
+    /// first-rank events if scheduled now. [`Scheduler::schedule_first`] queues it there
+    /// if it is needed after all.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        self.queue.reserve()
+    }
+
+    /// Schedules `event` at `at` in the first rank, in the place `seq` reserved with
+    /// [`Scheduler::reserve`]: it runs before every event scheduled with
+    /// [`Scheduler::schedule_at`] at `at` (see [`EventQueue`]).
+    ///
+    /// # Panics
+    /// In debug builds, if that place is not after the event being handled.
+    #[inline]
+    pub fn schedule_first(&mut self, at: SimTime, seq: u64, event: E) {
+        debug_assert!(EventOrder { at, seq } > self.order(), "event scheduled in the past");
+        self.queue.push_first(at, seq, event);
     }
 
     /// Schedules `event` after `delay` from now.

@@ -1,7 +1,10 @@
-//! The future event list, ordered by (time, insertion sequence).
+//! The future event list, ordered by (time, rank, insertion sequence).
 //!
 //! Equal times pop in the order they were pushed, so ties are deterministic and do not
-//! depend on the internal layout. Storage is reused: once it has grown to the largest
+//! depend on the internal layout. One exception, by rank: events of the first rank
+//! ([`EventQueue::push_first`], in the order of the sequences reserved for them) pop
+//! before the other events at their instant (the network's transmission ends: the wire
+//! is free before anything else happens at the instant it frees). Storage is reused: once it has grown to the largest
 //! number of pending events, pushing and popping allocate nothing.
 //!
 //! A network keeps few events pending (one per link direction, host processor and
@@ -62,6 +65,10 @@ pub enum Next<E> {
     Empty,
 }
 
+/// The bit of a key's sequence that ranks events queued with [`EventQueue::push`] after
+/// those of the first rank at the same instant (sequences stay below it: 2^63 pushes).
+const LATER_RANK: u64 = 1 << 63;
+
 /// Most pending events kept as an unsorted array before the queue becomes a heap.
 pub const SMALL: usize = 16;
 
@@ -79,6 +86,8 @@ enum Store<E> {
 pub struct EventQueue<E> {
     store: Store<E>,
     next_seq: u64,
+    /// The sequence of the event popped last, its rank included (0 before the first).
+    popped_seq: u64,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -90,10 +99,15 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     /// An empty queue with room for `capacity` pending events before it grows.
     pub fn with_capacity(capacity: usize) -> Self {
-        EventQueue { store: Store::Array(Vec::with_capacity(capacity.max(SMALL + 1))), next_seq: 0 }
+        EventQueue {
+            store: Store::Array(Vec::with_capacity(capacity.max(SMALL + 1))),
+            next_seq: 0,
+            popped_seq: 0,
+        }
     }
 
-    /// Schedules `event` at `at`. Events at the same instant run in push order.
+    /// Schedules `event` at `at`. Events at the same instant run in push order, after
+    /// those of the first rank ([`EventQueue::push_first`]).
     // Always inlined: the common case (a few pending events, an array append) is a few
     // instructions, and every handler schedules; the rest is out of line. Measured: left
     // to `#[inline]`, the compiler stopped inlining it once the TCP handlers joined, and
@@ -101,8 +115,34 @@ impl<E> EventQueue<E> {
     #[allow(clippy::inline_always)]
     #[inline(always)]
     pub fn push(&mut self, at: SimTime, event: E) {
+        let seq = self.reserve();
+        self.push_key(at, seq | LATER_RANK, event);
+    }
+
+    /// Takes the next insertion sequence without queueing anything, for an event of the
+    /// first rank that may be queued later with [`EventQueue::push_first`] (or never).
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at `at` in the first rank: among events at `at` it runs before
+    /// every event queued with [`EventQueue::push`], and among those of the first rank in
+    /// the order of their sequences, `seq` reserved with [`EventQueue::reserve`] (and
+    /// used once). A model queues in the first rank what happens at an instant before
+    /// anything else does there.
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    pub fn push_first(&mut self, at: SimTime, seq: u64, event: E) {
+        debug_assert!(seq < self.next_seq, "a sequence never reserved");
+        self.push_key(at, seq, event);
+    }
+
+    #[allow(clippy::inline_always)]
+    #[inline(always)]
+    fn push_key(&mut self, at: SimTime, seq: u64, event: E) {
         let entry = Entry { key: (u128::from(at.0) << 64) | u128::from(seq), event };
         match &mut self.store {
             Store::Array(v) => {
@@ -168,6 +208,7 @@ impl<E> EventQueue<E> {
                 Some(_) => return self.pop().map_or(Next::Empty, |(at, e)| Next::Event(at, e)),
             },
         };
+        self.popped_seq = entry.key as u64;
         Next::Event(entry.at(), entry.event)
     }
 
@@ -188,7 +229,14 @@ impl<E> EventQueue<E> {
                 e
             }
         };
+        self.popped_seq = entry.key as u64;
         Some((entry.at(), entry.event))
+    }
+
+    /// The sequence of the event popped last, its rank included (0 before the first):
+    /// its place among the events at its instant.
+    pub fn popped_seq(&self) -> u64 {
+        self.popped_seq
     }
 
     /// Number of pending events (including stale timer events not yet popped).
@@ -222,6 +270,28 @@ mod tests {
             assert_eq!(q.pop(), Some((SimTime(5), i)));
         }
         assert!(q.pop().is_none());
+    }
+
+    #[test]
+    fn the_first_rank_pops_first_at_its_instant_in_reserved_order() {
+        let mut q = EventQueue::default();
+        q.push(SimTime(5), "later, pushed first");
+        let (early, late) = (q.reserve(), q.reserve());
+        q.push(SimTime(5), "later, pushed second");
+        q.push_first(SimTime(5), late, "first rank, reserved second");
+        q.push_first(SimTime(5), early, "first rank, reserved first");
+        q.push(SimTime(4), "an earlier instant");
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            [
+                "an earlier instant",
+                "first rank, reserved first",
+                "first rank, reserved second",
+                "later, pushed first",
+                "later, pushed second"
+            ]
+        );
     }
 
     proptest! {

@@ -18,6 +18,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
+use crate::engine::EventOrder;
 use crate::ids::{EndpointId, PortId};
 use crate::time::{Duration, SimTime};
 use crate::wire::PacketRef;
@@ -63,8 +64,8 @@ pub struct Host {
     /// Transmit buffers of data frames that ended without an event, not yet freed.
     lazily_ended: u32,
     /// When the data frame on the wire that will end without an event (if any) frees
-    /// its transmit buffer: the end of its inter-frame gap.
-    lazy_end_at: Option<SimTime>,
+    /// its transmit buffer: the end of its inter-frame gap, in the order of events.
+    lazy_end_at: Option<EventOrder>,
     tx_cpu: VecDeque<PacketRef>,
     rx_ring: VecDeque<PacketRef>,
     waiting: VecDeque<EndpointId>,
@@ -150,10 +151,11 @@ impl Host {
     }
 
     /// A frame of this host starts on the wire with nothing waiting behind it; its gap
-    /// ends at `free_at`. Whether its end may go without an event: yes unless an
-    /// endpoint waits for a buffer. A data frame's buffer is then freed at `free_at`,
-    /// counted at the host's next look for one ([`Host::take_lazy_frees`]).
-    pub fn end_lazily(&mut self, free_at: SimTime, data: bool) -> bool {
+    /// ends at `free_at` (the place its end's event would have among the events at that
+    /// instant). Whether its end may go without an event: yes unless an endpoint waits
+    /// for a buffer. A data frame's buffer is then freed at `free_at`, counted at the
+    /// host's next look for one ([`Host::take_lazy_frees`]).
+    pub fn end_lazily(&mut self, free_at: EventOrder, data: bool) -> bool {
         if !self.waiting.is_empty() {
             return false;
         }
@@ -167,12 +169,12 @@ impl Host {
         true
     }
 
-    /// Frees the transmit buffers of data frames that ended without an event by `now`;
-    /// whether a buffer is free then. Called when none is free otherwise: until a buffer
-    /// is wanted, nothing else needs the count.
-    pub fn take_lazy_frees(&mut self, now: SimTime) -> bool {
+    /// Frees the transmit buffers of data frames that ended without an event before
+    /// `now` (the event being handled); whether a buffer is free then. Called when none
+    /// is free otherwise: until a buffer is wanted, nothing else needs the count.
+    pub fn take_lazy_frees(&mut self, now: EventOrder) -> bool {
         let mut freed = std::mem::take(&mut self.lazily_ended);
-        if self.lazy_end_at.is_some_and(|t| t <= now) {
+        if self.lazy_end_at.is_some_and(|t| t < now) {
             self.lazy_end_at = None;
             freed += 1;
         }
@@ -181,11 +183,12 @@ impl Host {
         self.has_tx_buffer()
     }
 
-    /// The frame on the host's wire at `now` will free its buffer another way: its end
-    /// became an event (an endpoint or a frame waits behind it), or the link cut it off.
-    /// If it is the data frame that was to end without an event, that no longer frees
-    /// the buffer (a frame that ended by `now` still does). Returns whether it was.
-    pub fn end_made_event(&mut self, now: SimTime) -> bool {
+    /// The frame on the host's wire at `now` (the event being handled) will free its
+    /// buffer another way: its end became an event (an endpoint or a frame waits behind
+    /// it), or the link cut it off. If it is the data frame that was to end without an
+    /// event, that no longer frees the buffer (a frame that ended before `now` still
+    /// does). Returns whether it was.
+    pub fn end_made_event(&mut self, now: EventOrder) -> bool {
         let on_wire = self.lazy_end_at.is_some_and(|t| t > now);
         if on_wire {
             self.lazy_end_at = None;

@@ -15,12 +15,24 @@
 //! instant its gap ends: the host keeps that instant and counts the buffer free at its
 //! next look (`node/host.rs`), so a receiver's acknowledgements, sent with nothing
 //! waiting, cost no event at their end.
+//!
+//! A transmission's end comes first at its instant, event or not: a `TxDone` event is
+//! of the event list's first rank ([`Scheduler::schedule_first`]), so at the instant the
+//! wire frees, the wire is free (and a host's transmit buffer with it) before anything
+//! else happens there: a frame arriving then starts at once, a packet written then finds
+//! its buffer free. Each transmission reserves its end's place among the ends
+//! ([`Scheduler::reserve`]) as it starts; an operation settles a lazy end if that place
+//! comes before the event being handled ([`EventOrder`]), and an end made an event later
+//! is queued in it. So a run gives the same results whichever ends are events.
+//!
+//! [`Scheduler::reserve`]: crate::engine::Scheduler::reserve
+//! [`Scheduler::schedule_first`]: crate::engine::Scheduler::schedule_first
 
 use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::engine::Timer;
+use crate::engine::{EventOrder, Timer};
 use crate::ids::{LinkId, NodeId, PortId};
 use crate::phy::{Closer, Direction, FrameClass, GateState, Sent, TxGate, TxId};
 use crate::time::{Bytes, Duration, SimTime};
@@ -84,6 +96,16 @@ struct OnWire {
     class: FrameClass,
     /// Whether a `TxDone` event is queued for it (otherwise it is settled lazily).
     done_queued: bool,
+    /// The insertion sequence of its `TxDone` event, queued or not: its end's place
+    /// among the events at `wire_free`.
+    end_seq: u64,
+}
+
+impl OnWire {
+    /// Its end's place in the order of events.
+    fn end_order(&self) -> EventOrder {
+        EventOrder { at: self.wire_free, seq: self.end_seq }
+    }
 }
 
 /// What a port can do next.
@@ -219,8 +241,16 @@ impl Port {
     }
 
     /// Starts the head frame of `class` on `dir` at `now` (after [`Port::next_tx`] said
-    /// it may): returns the frame and what the link made of it.
-    pub fn start(&mut self, now: SimTime, class: FrameClass, dir: &mut Direction) -> (Queued, Sent) {
+    /// it may), its end's `TxDone` event in the place `end_seq` among ties (reserved with
+    /// [`Scheduler::reserve`](crate::engine::Scheduler::reserve), queued or not): returns
+    /// the frame and what the link made of it.
+    pub fn start(
+        &mut self,
+        now: SimTime,
+        class: FrameClass,
+        dir: &mut Direction,
+        end_seq: u64,
+    ) -> (Queued, Sent) {
         debug_assert!(self.on_wire.is_none());
         let head = match class {
             FrameClass::Control => self.control.pop_front(),
@@ -243,6 +273,7 @@ impl Port {
             tx: sent.tx,
             class,
             done_queued: false,
+            end_seq,
         });
         (frame, sent)
     }
@@ -269,6 +300,7 @@ impl Port {
             class,
             // The MAC reports the end; nothing settles it lazily.
             done_queued: true,
+            end_seq: u64::MAX,
         });
         frame
     }
@@ -305,19 +337,21 @@ impl Port {
     }
 
     /// Counts a finished transmission whose end was not an event (see the module notes):
-    /// if its gap ended by `now`, it is complete and the wire is free.
-    pub fn settle(&mut self, now: SimTime) {
-        if let Some(w) = self.on_wire.filter(|w| !w.done_queued && w.wire_free <= now) {
+    /// if its end's place in the order of events comes before `order`, it is complete and
+    /// the wire is free.
+    pub fn settle(&mut self, order: EventOrder) {
+        if let Some(w) = self.on_wire.filter(|w| !w.done_queued && w.end_order() < order) {
             self.finish_tx(w.tx);
         }
     }
 
     /// The transmission on the wire, if the caller must now queue its `TxDone` event
-    /// (it was started lazily and something came to wait behind it): its id and end.
-    pub fn done_event_needed(&mut self) -> Option<(TxId, SimTime)> {
+    /// (it was started lazily and something came to wait behind it): its id, its end
+    /// and the insertion sequence reserved for the event.
+    pub fn done_event_needed(&mut self) -> Option<(TxId, SimTime, u64)> {
         let w = self.on_wire.as_mut().filter(|w| !w.done_queued)?;
         w.done_queued = true;
-        Some((w.tx, w.wire_free))
+        Some((w.tx, w.wire_free, w.end_seq))
     }
 
     /// Transmission `tx` finished (frame and gap): it counts, and the wire is free.
@@ -380,10 +414,12 @@ impl Port {
         }
     }
 
-    /// The link went dark at `now`: a frame whose last bit has not left is cut off (lost)
-    /// and the wire is free. A frame in its inter-frame gap is complete and stays.
-    pub fn cut_off(&mut self, now: SimTime) -> Option<CutOff> {
-        self.settle(now);
+    /// The link went dark at `order`'s instant: a frame whose last bit has not left is cut
+    /// off (lost) and the wire is free. A frame in its inter-frame gap is complete and
+    /// stays.
+    pub fn cut_off(&mut self, order: EventOrder) -> Option<CutOff> {
+        let now = order.at;
+        self.settle(order);
         let w = self.on_wire.filter(|w| w.last_bit > now)?;
         self.on_wire = None;
         self.wire_freed(now);
@@ -502,7 +538,7 @@ mod tests {
         p.enqueue_control(frame(1));
         p.gate.close(Closer::of_mechanism(0), SimTime::NEVER);
         assert_eq!(p.next_tx(SimTime(0)), NextTx::Ready(FrameClass::Control));
-        let (f, sent) = p.start(SimTime(0), FrameClass::Control, &mut d);
+        let (f, sent) = p.start(SimTime(0), FrameClass::Control, &mut d, 0);
         assert_eq!(f.pkt, PacketRef(1));
         assert_eq!(p.next_tx(SimTime(0)), NextTx::Idle, "busy");
         assert_eq!(p.finish_tx(sent.tx), Some(FrameClass::Control));
@@ -526,13 +562,13 @@ mod tests {
         let (mut p, mut d) = port();
         p.enqueue(SimTime(0), frame(0)).unwrap();
         p.enqueue(SimTime(0), frame(1)).unwrap();
-        let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d);
+        let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d, 0);
         assert!(p.enqueue(SimTime(10), frame(2)).is_ok());
         assert!(
             p.enqueue(SimTime(10), frame(3)).is_err(),
             "3000 B held: two frames waiting and one on the wire"
         );
-        let cut = p.cut_off(SimTime(10)).unwrap();
+        let cut = p.cut_off(EventOrder { at: SimTime(10), seq: 1 }).unwrap();
         assert_eq!(cut.tx, sent.tx);
         assert_eq!(p.finish_tx(sent.tx), None, "the stale completion is ignored");
         assert!(p.enqueue(SimTime(10), frame(4)).is_ok());
@@ -544,8 +580,41 @@ mod tests {
     fn a_frame_in_its_gap_survives_the_link_going_dark() {
         let (mut p, mut d) = port();
         p.enqueue(SimTime(0), frame(0)).unwrap();
-        let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d);
-        assert_eq!(p.cut_off(sent.timing.last_bit), None);
+        let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d, 0);
+        assert_eq!(p.cut_off(EventOrder { at: sent.timing.last_bit, seq: 1 }), None);
         assert_eq!(p.finish_tx(sent.tx), Some(FrameClass::Data));
+    }
+
+    /// An end that is not an event is settled in the place its event would have had:
+    /// another end at the same instant, reserved before it, runs first and finds the
+    /// wire busy; an end reserved after it, or an event of the later rank however early
+    /// it was queued, finds it free.
+    #[test]
+    fn a_lazy_end_is_settled_in_its_place_among_ties() {
+        let (mut p, mut d) = port();
+        p.enqueue(SimTime(0), frame(0)).unwrap();
+        let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d, 5);
+        let end = sent.timing.wire_free;
+        p.settle(EventOrder { at: end, seq: 4 });
+        assert!(p.is_busy(), "an end reserved before runs before it");
+        assert_eq!(p.stats().frames_sent, 0);
+        p.settle(EventOrder { at: SimTime(end.0 - 1), seq: u64::MAX });
+        assert!(p.is_busy(), "nothing before its instant finds it ended");
+        // The later rank's bit (engine/queue.rs) on the oldest sequence.
+        p.settle(EventOrder { at: end, seq: 1 << 63 });
+        assert!(!p.is_busy(), "any event of the later rank at its instant runs after it");
+        assert_eq!(p.stats().frames_sent, 1);
+    }
+
+    /// An end made an event after all is queued in its reserved place.
+    #[test]
+    fn an_end_made_an_event_keeps_its_reserved_place() {
+        let (mut p, mut d) = port();
+        p.enqueue(SimTime(0), frame(0)).unwrap();
+        let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d, 7);
+        assert_eq!(p.done_event_needed(), Some((sent.tx, sent.timing.wire_free, 7)));
+        assert_eq!(p.done_event_needed(), None, "queued once");
+        p.settle(EventOrder::after_all_at(sent.timing.wire_free));
+        assert!(p.is_busy(), "an end that is an event is not settled lazily");
     }
 }

@@ -25,7 +25,7 @@ pub use results::{
 pub use trace::{DropReason, PortSeries, Subscriber, Trace, TraceLog, TraceRecord};
 pub use window::MeasureWindow;
 
-use crate::engine::{RunLimits, Scheduler, StopReason};
+use crate::engine::{EventOrder, RunLimits, Scheduler, StopReason};
 use crate::time::SimTime;
 
 /// A network ready to run, with its limits.
@@ -50,9 +50,23 @@ impl Simulation {
     /// it leaves the network's counters exact at the instant it stops.
     pub fn run(&mut self) -> StopReason {
         let reason = self.scheduler.run(&mut self.network, self.limits);
-        self.network.settle(self.scheduler.now());
+        self.settle(reason);
         self.stop = Some(reason);
         reason
+    }
+
+    /// Settles the transmissions that ended without an event by where a run that
+    /// stopped for `reason` stands: past every event at its instant if it reached its
+    /// time limit (every event at or before it ran), otherwise just after the last event
+    /// it ran (a run cut short by its event budget may stop within an instant, and a
+    /// transmission ending at that instant after the last event has not ended yet).
+    fn settle(&mut self, reason: StopReason) {
+        let order = if reason == StopReason::TimeLimit {
+            EventOrder::after_all_at(self.scheduler.now())
+        } else {
+            self.scheduler.order()
+        };
+        self.network.settle(order);
     }
 
     /// Runs at most `events` more events (fewer if the run ends first). Returns why the
@@ -63,7 +77,7 @@ impl Simulation {
         let next = self.scheduler.events_executed().saturating_add(events.max(1)).min(budget);
         let reason =
             self.scheduler.run(&mut self.network, RunLimits { max_events: Some(next), ..self.limits });
-        self.network.settle(self.scheduler.now());
+        self.settle(reason);
         self.stop = Some(reason);
         (reason != StopReason::EventBudget || next == budget).then_some(reason)
     }
@@ -75,7 +89,7 @@ impl Simulation {
         let until = self.limits.until.map_or(t, |u| u.min(t));
         let limits = RunLimits { until: Some(until), ..self.limits };
         let reason = self.scheduler.run(&mut self.network, limits);
-        self.network.settle(self.scheduler.now());
+        self.settle(reason);
         self.stop = Some(reason);
         reason
     }

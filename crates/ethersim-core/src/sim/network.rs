@@ -120,8 +120,9 @@ impl Network {
 
     /// The measurement window's start (`edge` 0) or end (1): the counters are read.
     #[inline(never)]
-    fn on_window_edge(&mut self, now: SimTime, edge: u8) {
-        let counts = self.window_counts(now);
+    fn on_window_edge(&mut self, order: crate::engine::EventOrder, edge: u8) {
+        let now = order.at;
+        let counts = self.window_counts(order);
         if let Some(w) = self.window.as_deref_mut() {
             if edge == 0 {
                 w.at_start = Some(counts);
@@ -131,9 +132,10 @@ impl Network {
         }
     }
 
-    /// The counters a measurement window differences, read at `now`.
-    pub fn window_counts(&mut self, now: SimTime) -> super::window::Counts {
-        self.settle(now);
+    /// The counters a measurement window differences, read at `order` (the event being
+    /// handled: transmissions that end at its instant count if they end before it).
+    pub fn window_counts(&mut self, order: crate::engine::EventOrder) -> super::window::Counts {
+        self.settle(order);
         self.settled_counts()
     }
 
@@ -150,12 +152,12 @@ impl Network {
         }
     }
 
-    /// Counts every transmission that ended by `now` without an event (see
+    /// Counts every transmission that ended before `order` without an event (see
     /// `node/port.rs`), so that counters read between runs are exact. Changes nothing
     /// else: each would be settled the same way at its port's next operation.
-    pub fn settle(&mut self, now: SimTime) {
+    pub fn settle(&mut self, order: crate::engine::EventOrder) {
         for p in &mut self.ports {
-            p.settle(now);
+            p.settle(order);
         }
     }
 
@@ -236,7 +238,7 @@ impl Model for Network {
             Event::Mechanism { target, timer, generation } => {
                 self.on_mechanism_event(sched, target, timer, generation);
             }
-            Event::Window { edge } => self.on_window_edge(sched.now(), edge),
+            Event::Window { edge } => self.on_window_edge(sched.order(), edge),
         }
     }
 

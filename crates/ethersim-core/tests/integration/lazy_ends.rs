@@ -87,7 +87,7 @@ fn summary(text: &str, listening: bool) -> (serde_json::Value, u64) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
     #[test]
     fn ends_settled_without_events_give_the_results_of_ends_that_are_events(
         rate_a in prop::sample::select(vec![10u32, 100, 1000]),

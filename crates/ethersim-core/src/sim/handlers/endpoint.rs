@@ -26,7 +26,7 @@ impl Network {
         let now = sched.now();
         loop {
             let host = self.endpoints[endpoint.index()].host;
-            let buffer_free = self.tx_buffer_free(host, now);
+            let buffer_free = self.tx_buffer_free(host, sched.order());
             let e = &mut self.endpoints[endpoint.index()];
             match e.poll(now, buffer_free) {
                 Next::Send => {
@@ -93,10 +93,11 @@ impl Network {
         }
     }
 
-    /// Whether host `node` has a transmit buffer free at `now`, counting those freed by
-    /// data frames that ended without an event (see `node/host.rs`).
+    /// Whether host `node` has a transmit buffer free at `now` (the event being
+    /// handled), counting those freed by data frames that ended without an event before
+    /// it (see `node/host.rs`).
     #[inline]
-    fn tx_buffer_free(&mut self, node: NodeId, now: crate::time::SimTime) -> bool {
+    fn tx_buffer_free(&mut self, node: NodeId, now: crate::engine::EventOrder) -> bool {
         self.host(node).has_tx_buffer() || self.host_mut(node).take_lazy_frees(now)
     }
 
@@ -105,14 +106,13 @@ impl Network {
     /// its buffer and serves the line (`tx_buffer_free` has freed those of frames that
     /// had ended by now).
     fn buffer_release_is_awaited(&mut self, sched: &mut Scheduler<Event>, node: NodeId) {
-        let now = sched.now();
         let h = self.host_mut(node);
-        if !h.end_made_event(now) {
+        if !h.end_made_event(sched.order()) {
             return;
         }
         let port = h.port;
-        if let Some((tx, at)) = self.ports[port.index()].done_event_needed() {
-            sched.schedule_at(at, Event::TxDone { port, tx });
+        if let Some((tx, at, seq)) = self.ports[port.index()].done_event_needed() {
+            sched.schedule_first(at, seq, Event::TxDone { port, tx });
         }
     }
 

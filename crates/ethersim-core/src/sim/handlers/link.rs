@@ -93,7 +93,7 @@ impl Network {
         self.trace.emit(now, || TraceRecord::LinkDark { link, until: outage.end });
         for (end, port) in ends.into_iter().enumerate() {
             let p = &mut self.ports[port.index()];
-            let cut = p.cut_off(now);
+            let cut = p.cut_off(sched.order());
             let node = p.node;
             self.close_link_gate(sched, port, outage.end);
             let Some(cut) = cut else { continue };
@@ -112,7 +112,7 @@ impl Network {
             self.after_tx_end(sched, port);
             if cut.class == FrameClass::Data {
                 if let Node::Host(h) = &mut self.nodes[node.index()] {
-                    h.end_made_event(now);
+                    h.end_made_event(sched.order());
                 }
                 self.release_host_buffer(sched, node);
             }

@@ -2,7 +2,7 @@
 //! gate's wake-ups, and the queue's moments shown to the port's queue policy and its
 //! attachments (`sim/attach/`). MAC control frames arrive here too.
 
-use crate::engine::{Generation, Scheduler};
+use crate::engine::{EventOrder, Generation, Scheduler};
 use crate::ids::PortId;
 use crate::node::{Moment, NextTx, PolicyAction, Queued};
 use crate::phy::{Channel, Closer, FrameClass, TxId};
@@ -47,7 +47,7 @@ impl Network {
     pub(crate) fn try_start(&mut self, sched: &mut Scheduler<Event>, port: PortId) {
         let now = sched.now();
         let p = &mut self.ports[port.index()];
-        p.settle(now);
+        p.settle(sched.order());
         if self.links[p.link.index()].goes_dark_at(now) {
             // Dark over [start, end): nothing starts; the link's own event at this
             // instant closes the gate and arms the wake-up for the end.
@@ -56,11 +56,11 @@ impl Network {
         if p.is_busy() {
             // A frame now waits behind a transmission whose end was not an event: make it one.
             if !p.nothing_waits() {
-                if let Some((tx, at)) = p.done_event_needed() {
-                    sched.schedule_at(at, Event::TxDone { port, tx });
+                if let Some((tx, at, seq)) = p.done_event_needed() {
+                    sched.schedule_first(at, seq, Event::TxDone { port, tx });
                     if let Node::Host(h) = &mut self.nodes[p.node.index()] {
                         // Its buffer is freed by that event now (see node/host.rs).
-                        h.end_made_event(now);
+                        h.end_made_event(sched.order());
                     }
                 }
             }
@@ -74,7 +74,10 @@ impl Network {
                     return;
                 }
                 let end = p.end;
-                let (frame, sent) = p.start(now, class, &mut self.links[link.index()].dirs[end]);
+                // The end's place among ties, whether or not it becomes an event (see
+                // node/port.rs): taken here, where its event would be queued.
+                let end_seq = sched.reserve();
+                let (frame, sent) = p.start(now, class, &mut self.links[link.index()].dirs[end], end_seq);
                 // The end of the transmission is an event only if someone acts then (see
                 // node/port.rs): a frame waits, an endpoint waits for the host's buffer it
                 // frees, a policy or the trace path watches.
@@ -85,12 +88,15 @@ impl Network {
                     || self.trace.is_on()
                     || (p.on_host
                         && match &mut self.nodes[p.node.index()] {
-                            Node::Host(h) => !h.end_lazily(sent.timing.wire_free, class == FrameClass::Data),
+                            Node::Host(h) => !h.end_lazily(
+                                EventOrder { at: sent.timing.wire_free, seq: end_seq },
+                                class == FrameClass::Data,
+                            ),
                             Node::Switch(_) => true,
                         });
                 if needed {
-                    if let Some((tx, at)) = p.done_event_needed() {
-                        sched.schedule_at(at, Event::TxDone { port, tx });
+                    if let Some((tx, at, seq)) = p.done_event_needed() {
+                        sched.schedule_first(at, seq, Event::TxDone { port, tx });
                     }
                 }
                 if let Some((at, generation)) = sent.arrival_event {
