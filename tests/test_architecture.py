@@ -190,6 +190,9 @@ def test_the_reach_checker_sees_a_mechanism_named_outside_its_room(tmp_path) -> 
     (tmp_path / "uses.rs").write_text("use crate::room::shaper::TokenBucket;\n")
     (tmp_path / "comment.rs").write_text("// a TokenBucket in a comment\nfn f() {}\n")
     (tmp_path / "tested.rs").write_text("fn f() {}\n#[cfg(test)]\nmod t { use TokenBucket; }\n")
+    # Unit tests in a file of their own (`#[cfg(test)] mod tests;`) are test code too.
+    (tmp_path / "tested").mkdir()
+    (tmp_path / "tested" / "tests.rs").write_text("use crate::room::shaper::TokenBucket;\n")
     # The registry's two files are one place.
     (tmp_path / "sim" / "attach").mkdir(parents=True)
     for name in ("state.rs", "dispatch.rs"):
