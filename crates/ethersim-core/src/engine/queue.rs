@@ -67,7 +67,7 @@ pub enum Next<E> {
 
 /// The bit of a key's sequence that ranks events queued with [`EventQueue::push`] after
 /// those of the first rank at the same instant (sequences stay below it: 2^63 pushes).
-const LATER_RANK: u64 = 1 << 63;
+pub const LATER_RANK: u64 = 1 << 63;
 
 /// Most pending events kept as an unsorted array before the queue becomes a heap.
 pub const SMALL: usize = 16;

@@ -1,6 +1,7 @@
 //! Unit tests of the port: its queues, gate, cut-offs and lazily settled ends.
 
 use super::*;
+use crate::engine::queue::LATER_RANK;
 use crate::phy::Closer;
 use crate::time::BitRate;
 
@@ -64,23 +65,29 @@ fn a_frame_in_its_gap_survives_the_link_going_dark() {
     assert_eq!(p.finish_tx(sent.tx), Some(FrameClass::Data));
 }
 
+/// A port with one data frame on the wire, started at 0, its end's place `end_seq`.
+fn one_frame_started(end_seq: u64) -> (Port, Sent) {
+    let (mut p, mut d) = port();
+    p.enqueue(SimTime(0), frame(0)).unwrap();
+    let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d, end_seq);
+    (p, sent)
+}
+
 /// An end that is not an event is settled in the place its event would have had:
 /// another end at the same instant, reserved before it, runs first and finds the
 /// wire busy; an end reserved after it, or an event of the later rank however early
 /// it was queued, finds it free.
 #[test]
 fn a_lazy_end_is_settled_in_its_place_among_ties() {
-    let (mut p, mut d) = port();
-    p.enqueue(SimTime(0), frame(0)).unwrap();
-    let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d, 5);
+    let (mut p, sent) = one_frame_started(5);
     let end = sent.timing.wire_free;
     p.settle(EventOrder { at: end, seq: 4 });
     assert!(p.is_busy(), "an end reserved before runs before it");
     assert_eq!(p.stats().frames_sent, 0);
     p.settle(EventOrder { at: SimTime(end.0 - 1), seq: u64::MAX });
     assert!(p.is_busy(), "nothing before its instant finds it ended");
-    // The later rank's bit (engine/queue.rs) on the oldest sequence.
-    p.settle(EventOrder { at: end, seq: 1 << 63 });
+    // The oldest sequence of the later rank.
+    p.settle(EventOrder { at: end, seq: LATER_RANK });
     assert!(!p.is_busy(), "any event of the later rank at its instant runs after it");
     assert_eq!(p.stats().frames_sent, 1);
 }
@@ -88,9 +95,7 @@ fn a_lazy_end_is_settled_in_its_place_among_ties() {
 /// An end made an event after all is queued in its reserved place.
 #[test]
 fn an_end_made_an_event_keeps_its_reserved_place() {
-    let (mut p, mut d) = port();
-    p.enqueue(SimTime(0), frame(0)).unwrap();
-    let (_, sent) = p.start(SimTime(0), FrameClass::Data, &mut d, 7);
+    let (mut p, sent) = one_frame_started(7);
     assert_eq!(p.done_event_needed(), Some((sent.tx, sent.timing.wire_free, 7)));
     assert_eq!(p.done_event_needed(), None, "queued once");
     p.settle(EventOrder::after_all_at(sent.timing.wire_free));
