@@ -11,7 +11,9 @@
 use super::AppFigures;
 
 use crate::time::{BitRate, Bytes, SimTime};
-use crate::transport::tcp::{CongestionControl, Connection, Plan, Segment, State, TcpConfig, TcpSeries};
+use crate::transport::tcp::{
+    Arriving, CongestionControl, Connection, Plan, Segment, State, TcpConfig, TcpSeries,
+};
 use crate::wire::{Packet, PacketKind, Protocol, Role, TcpHeader};
 
 use super::{Next, Outgoing};
@@ -32,20 +34,19 @@ pub enum TcpWorkload {
 }
 
 /// A connection as an endpoint drives it, the same at both ends: the end of the flow
-/// its segments go to, the segment planned at the last poll, and the header of the
-/// segment last taken (headers travel beside packets, so the network asks for it after
-/// `take`).
+/// its segments go to, the segment planned at the last poll, and the segment last taken
+/// (headers travel beside packets, so the network asks for its header after `take`).
 #[derive(Clone, Debug)]
 pub(super) struct Socket {
     conn: Connection,
     to: Role,
     plan: Option<Plan>,
-    last: TcpHeader,
+    last: Segment,
 }
 
 impl Socket {
     fn new(conn: Connection, to: Role) -> Self {
-        Socket { conn, to, plan: None, last: TcpHeader::default() }
+        Socket { conn, to, plan: None, last: Segment::default() }
     }
 
     /// `Send` or `WaitForBuffer` if the connection has a segment to send now.
@@ -66,21 +67,20 @@ impl Socket {
     pub(super) fn take(&mut self, now: SimTime) -> Outgoing {
         // The endpoint answered Send only with a plan.
         let plan = self.plan.take().expect("a planned segment");
-        let seg = self.conn.dispatch(now, plan);
-        self.last = seg.header;
-        outgoing(&seg, self.to)
+        self.conn.dispatch_into(now, plan, &mut self.last);
+        outgoing(&self.last, self.to)
     }
 
     /// The header of the segment last taken.
     pub(super) fn last_header(&self) -> &TcpHeader {
-        &self.last
+        &self.last.header
     }
 
     /// A segment arrived (`tcp`: its header; anything else is ignored).
     #[inline(never)]
     pub(super) fn on_packet(&mut self, now: SimTime, pkt: &Packet, tcp: Option<&TcpHeader>) {
         if let Some(h) = tcp {
-            self.conn.on_segment(now, &Segment { seq: pkt.seq, len: pkt.payload, header: *h });
+            self.conn.on_segment(now, Arriving { seq: pkt.seq, len: pkt.payload, header: h });
         }
     }
 

@@ -20,7 +20,7 @@ use crate::time::{Duration, SimTime};
 /// model that settles at its next look what an event would have done (a transmission's
 /// end that is not an event) compares the place that event would have had with it, so
 /// that the result is the event's, ties included.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EventOrder {
     /// The instant.
     pub at: SimTime,
@@ -28,7 +28,41 @@ pub struct EventOrder {
     pub seq: u64,
 }
 
+// Ordered as (at, seq), compared as one 128-bit key as the event list compares its
+// entries: a lazy end is settled against the event being handled on every frame's path,
+// and the field-by-field comparison a derive gives branches on the instants' equality.
+impl Ord for EventOrder {
+    #[inline]
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+
+impl PartialOrd for EventOrder {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+
+    #[inline]
+    fn lt(&self, other: &Self) -> bool {
+        self.key() < other.key()
+    }
+
+    #[inline]
+    fn gt(&self, other: &Self) -> bool {
+        self.key() > other.key()
+    }
+}
+
 impl EventOrder {
+    /// The instant in the high 64 bits, the sequence in the low: ordering keys is
+    /// ordering places.
+    #[inline]
+    fn key(&self) -> u128 {
+        (u128::from(self.at.0) << 64) | u128::from(self.seq)
+    }
+
     /// After every event at or before `at`: where a run that stopped at `at` for its
     /// time limit stands.
     pub fn after_all_at(at: SimTime) -> Self {
@@ -219,6 +253,27 @@ impl<E> Scheduler<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn places_order_as_instant_then_sequence() {
+        // Values at the edges of both halves of the packed key, every pair compared with
+        // the tuple's lexicographic order.
+        let values = [0, 1, 2, (1 << 63) - 1, 1 << 63, u64::MAX - 1, u64::MAX];
+        let places: Vec<EventOrder> = values
+            .iter()
+            .flat_map(|&at| values.iter().map(move |&seq| EventOrder { at: SimTime(at), seq }))
+            .collect();
+        for a in &places {
+            for b in &places {
+                let expected = (a.at, a.seq).cmp(&(b.at, b.seq));
+                assert_eq!(a.cmp(b), expected, "{a:?} against {b:?}");
+                assert_eq!(a.partial_cmp(b), Some(expected));
+                assert_eq!(a < b, expected.is_lt());
+                assert_eq!(a > b, expected.is_gt());
+                assert_eq!(a == b, expected.is_eq());
+            }
+        }
+    }
 
     /// A model that reschedules itself every `period` and records when it ran.
     struct Ticker {

@@ -1,6 +1,6 @@
 //! The packets in the network: a slab of packet descriptors.
 
-use crate::wire::{Packet, PacketRef, TcpHeader};
+use crate::wire::{Packet, PacketRef, Protocol, TcpHeader};
 
 /// The packets in the network: a slab whose freed slots are reused, so that in steady
 /// state taking and releasing packets allocates nothing.
@@ -66,6 +66,15 @@ impl PacketPool {
         self.slots[r.0 as usize]
     }
 
+    /// Releases `r`'s slot and returns its packet, with its header if it is a TCP segment.
+    /// The header is read where it is stored, not copied: the borrow of the pool keeps it
+    /// from being overwritten while it is read.
+    pub fn remove_with_header(&mut self, r: PacketRef) -> (Packet, Option<&TcpHeader>) {
+        let pkt = self.remove(r);
+        let header = (pkt.protocol == Protocol::Tcp).then(|| &self.tcp[r.0 as usize]);
+        (pkt, header)
+    }
+
     /// Packets held.
     pub fn len(&self) -> usize {
         self.slots.len() - self.free.len()
@@ -82,7 +91,7 @@ mod tests {
     use super::*;
     use crate::ids::{FlowId, NodeId};
     use crate::time::SimTime;
-    use crate::wire::{PacketKind, Protocol, Role};
+    use crate::wire::{PacketKind, Role};
 
     fn pkt(seq: u64) -> Packet {
         Packet {
@@ -111,5 +120,24 @@ mod tests {
         assert_eq!(pool.get(b).seq, 2);
         assert_eq!(pool.get(c).seq, 3);
         assert_eq!(pool.len(), 2);
+    }
+
+    #[test]
+    fn a_segment_is_removed_with_its_own_header() {
+        let mut pool = PacketPool::default();
+        let header = |ack| TcpHeader { ack, ..TcpHeader::default() };
+        let segment = |seq| Packet { protocol: Protocol::Tcp, ..pkt(seq) };
+        let datagram = pool.insert(pkt(1));
+        let first = pool.insert_tcp(segment(2), &header(100));
+        let second = pool.insert_tcp(segment(3), &header(200));
+        let (removed, removed_header) = pool.remove_with_header(first);
+        assert_eq!((removed.seq, removed_header.map(|h| h.ack)), (2, Some(100)));
+        let (removed, removed_header) = pool.remove_with_header(datagram);
+        assert_eq!((removed.seq, removed_header), (1, None), "a datagram has no header");
+        // A freed slot taken by a new segment holds the new header.
+        let third = pool.insert_tcp(segment(4), &header(300));
+        assert_eq!(pool.remove_with_header(third).1.map(|h| h.ack), Some(300));
+        assert_eq!(pool.remove_with_header(second).1.map(|h| h.ack), Some(200));
+        assert!(pool.is_empty());
     }
 }

@@ -4,7 +4,7 @@
 //! ([`TcpHeader::asks`]).
 
 use crate::time::SimTime;
-use crate::transport::tcp::{Connection, Plan, Segment, State, TcpConfig};
+use crate::transport::tcp::{Arriving, Connection, Plan, State, TcpConfig};
 use crate::wire::{Packet, Role, TcpHeader};
 
 use crate::app::Outgoing;
@@ -47,7 +47,7 @@ impl HttpConn {
 
     /// A segment of this connection arrived.
     pub(super) fn on_segment(&mut self, now: SimTime, pkt: &Packet, h: &TcpHeader) {
-        self.conn.on_segment(now, &Segment { seq: pkt.seq, len: pkt.payload, header: *h });
+        self.conn.on_segment(now, Arriving { seq: pkt.seq, len: pkt.payload, header: h });
     }
 
     /// Whether it is over for this end: nothing more will be sent or answered.

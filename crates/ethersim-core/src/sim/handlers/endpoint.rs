@@ -148,8 +148,7 @@ impl Network {
             self.lose(now, r, None, node, DropReason::Unroutable);
             return;
         }
-        let tcp = (self.packets.get(r).protocol == Protocol::Tcp).then(|| *self.packets.tcp(r));
-        let pkt = self.packets.remove(r);
+        let (pkt, tcp) = self.packets.remove_with_header(r);
         // Control frames stop at the MAC: every packet delivered belongs to a flow.
         let flow_id = pkt.flow.expect("a packet delivered to a host belongs to a flow");
         self.in_flight -= 1;
@@ -167,7 +166,7 @@ impl Network {
             kind: pkt.kind,
             frame_len: pkt.frame_len,
         });
-        self.endpoints[endpoint.index()].on_packet(now, &pkt, tcp.as_ref());
+        self.endpoints[endpoint.index()].on_packet(now, &pkt, tcp);
         self.drive_endpoint(sched, endpoint);
         self.check_complete(now, flow_id);
     }

@@ -18,5 +18,5 @@ mod tests;
 
 pub use cc::{BuiltinCc, CcAlgorithm, CongestionControl, Cubic, NewReno};
 pub use config::{TcpConfig, TcpProfile};
-pub use conn::{Connection, Plan, Segment, State, TcpSeries, TcpStats};
+pub use conn::{Arriving, Connection, Plan, Segment, State, TcpSeries, TcpStats};
 pub use rtt::RttEstimator;

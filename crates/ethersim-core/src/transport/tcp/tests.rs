@@ -155,9 +155,9 @@ impl Pair {
             while let Some(i) = self.wire.iter().position(|w| w.0 <= self.now) {
                 let (_, to_server, seg) = self.wire.remove(i).expect("present");
                 if to_server {
-                    self.server.on_segment(self.now, &seg);
+                    self.server.on_segment(self.now, seg.arriving());
                 } else {
-                    self.client.on_segment(self.now, &seg);
+                    self.client.on_segment(self.now, seg.arriving());
                 }
                 self.snap();
                 let before = self.log.len();
@@ -299,19 +299,19 @@ fn delayed_acks_go_every_second_full_segment_or_at_the_timeout() {
     let mut c = established_server(cfg());
     let ack = data;
     assert_eq!(c.state(), State::Established);
-    c.on_segment(SimTime(20), &ack(1, 1000));
+    c.on_segment(SimTime(20), ack(1, 1000).arriving());
     assert_eq!(c.plan(SimTime(20)), None, "the first full segment is not acknowledged at once");
     assert_eq!(c.delayed_ack_deadline(), Some(SimTime(20) + ms(200)));
-    c.on_segment(SimTime(30), &ack(1001, 1000));
+    c.on_segment(SimTime(30), ack(1001, 1000).arriving());
     assert_eq!(c.plan(SimTime(30)), Some(Plan::Ack), "the second is");
     let a = c.dispatch(SimTime(30), Plan::Ack);
     assert_eq!(a.header.ack, 2001);
-    c.on_segment(SimTime(40), &ack(2001, 1000));
+    c.on_segment(SimTime(40), ack(2001, 1000).arriving());
     c.on_timer(SimTime(40) + ms(200));
     assert_eq!(c.plan(SimTime(40) + ms(200)), Some(Plan::Ack), "the timer sends it");
     c.dispatch(SimTime(40) + ms(200), Plan::Ack);
     // Out of order: an immediate duplicate ACK.
-    c.on_segment(SimTime(50) + ms(200), &ack(4001, 1000));
+    c.on_segment(SimTime(50) + ms(200), ack(4001, 1000).arriving());
     assert_eq!(c.plan(SimTime(50) + ms(200)), Some(Plan::Ack));
     assert_eq!(c.dispatch(SimTime(50) + ms(200), Plan::Ack).header.ack, 3001);
 }
@@ -379,10 +379,10 @@ fn established_server(c: TcpConfig) -> Connection {
             ..Default::default()
         },
     };
-    s.on_segment(SimTime::ZERO, &syn);
+    s.on_segment(SimTime::ZERO, syn.arriving());
     let plan = s.plan(SimTime::ZERO).unwrap();
     s.dispatch(SimTime::ZERO, plan);
-    s.on_segment(SimTime(1), &data(1, 0));
+    s.on_segment(SimTime(1), data(1, 0).arriving());
     s
 }
 
@@ -400,7 +400,7 @@ fn a_slow_reader_offers_a_closed_window_or_a_useful_one_never_a_sliver() {
     // (RFC 9293 3.8.6.2.2, min(buffer/2, MSS)).
     let mut s = established_server(TcpConfig { receive_buffer: 4000, window_scaling: false, ..cfg() });
     for k in 0..4 {
-        s.on_segment(SimTime(10 + k), &data(1 + 1000 * k, 1000));
+        s.on_segment(SimTime(10 + k), data(1 + 1000 * k, 1000).arriving());
     }
     let ack = s.dispatch(SimTime(20), s.plan(SimTime(20)).unwrap());
     assert_eq!((ack.header.ack, ack.header.window), (4001, 0), "the buffer is full");

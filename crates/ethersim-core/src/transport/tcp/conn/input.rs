@@ -4,16 +4,17 @@
 use crate::time::{Duration, SimTime};
 use crate::wire::TcpFlags;
 
-use super::{AckDue, Connection, Segment, State, DEFAULT_PEER_MSS};
+use super::{AckDue, Arriving, Connection, State, DEFAULT_PEER_MSS};
 use crate::transport::tcp::cc::CongestionControl;
 use crate::transport::tcp::reassembly::Reassembly;
 use crate::transport::tcp::rtt::RttEstimator;
 
 impl<C: CongestionControl> Connection<C> {
     /// A segment from the peer arrived at `now`.
-    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) {
+    pub fn on_segment(&mut self, now: SimTime, seg: Arriving<'_>) {
+        let seg = &seg;
         self.stats.segments_received += 1;
-        let h = &seg.header;
+        let h = seg.header;
         if self.state == State::Closed {
             return;
         }
@@ -70,8 +71,8 @@ impl<C: CongestionControl> Connection<C> {
         self.record(now);
     }
 
-    fn accept_syn(&mut self, seg: &Segment) {
-        let h = &seg.header;
+    fn accept_syn(&mut self, seg: &Arriving<'_>) {
+        let h = seg.header;
         self.rcv = Reassembly::new(seg.seq);
         self.rcv.advance_control();
         let peer_mss = if h.mss == 0 { DEFAULT_PEER_MSS } else { u64::from(h.mss) };
@@ -95,7 +96,7 @@ impl<C: CongestionControl> Connection<C> {
         self.snd_wl2 = h.ack;
     }
 
-    fn handshake_acked(&mut self, now: SimTime, seg: &Segment) {
+    fn handshake_acked(&mut self, now: SimTime, seg: &Arriving<'_>) {
         // The initial window follows the negotiated MSS (RFC 6928, RFC 5681 section 3.1).
         self.cc.set_initial_window(self.cfg.initial_window_bytes(self.smss));
         self.snd_una = 1;
@@ -121,7 +122,7 @@ impl<C: CongestionControl> Connection<C> {
         self.snd_wl2 = seg.header.ack;
     }
 
-    fn scaled_window(&self, seg: &Segment) -> u64 {
+    fn scaled_window(&self, seg: &Arriving<'_>) -> u64 {
         if seg.header.flags.has(TcpFlags::SYN) {
             u64::from(seg.header.window)
         } else {
@@ -129,7 +130,7 @@ impl<C: CongestionControl> Connection<C> {
         }
     }
 
-    fn process_ack(&mut self, now: SimTime, seg: &Segment) {
+    fn process_ack(&mut self, now: SimTime, seg: &Arriving<'_>) {
         let ack = seg.header.ack;
         if ack > self.snd_max {
             // Acknowledges something not sent: answer with an ACK (RFC 9293 3.10.7.4).
@@ -271,10 +272,10 @@ impl<C: CongestionControl> Connection<C> {
         }
     }
 
-    fn process_data(&mut self, now: SimTime, seg: &Segment) {
+    fn process_data(&mut self, now: SimTime, seg: &Arriving<'_>) {
         let receiving =
             matches!(self.state, State::Established | State::FinWait1 | State::FinWait2 | State::SynReceived);
-        let h = &seg.header;
+        let h = seg.header;
         let fin = h.flags.has(TcpFlags::FIN);
         if seg.len == 0 && !fin {
             // A pure ACK is acceptable at rcv_nxt; one below it (a zero-window probe or

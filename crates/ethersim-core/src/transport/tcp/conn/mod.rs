@@ -101,6 +101,25 @@ impl Segment {
     pub fn seq_len(&self) -> u64 {
         u64::from(self.len) + self.header.control_len()
     }
+
+    /// The segment as [`Connection::on_segment`] reads it.
+    pub fn arriving(&self) -> Arriving<'_> {
+        Arriving { seq: self.seq, len: self.len, header: &self.header }
+    }
+}
+
+/// A segment as it arrives: its numbers, and its header where the network keeps it
+/// (beside the packet, in the packet pool). Delivering a segment copies no header: a
+/// header is about 90 bytes, and each copy on a segment's path cost about 1 % of a TCP
+/// transfer's instructions.
+#[derive(Clone, Copy, Debug)]
+pub struct Arriving<'a> {
+    /// Sequence number of the first byte (or of the SYN or FIN).
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// The header.
+    pub header: &'a TcpHeader,
 }
 
 /// What the connection will send next (see [`Connection::plan`]).
