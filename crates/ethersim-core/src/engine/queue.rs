@@ -314,7 +314,7 @@ mod tests {
         /// an ordered map of (time, push index) would: the earliest, ties in push order.
         #[test]
         fn interleaved_pops_equal_an_ordered_map(
-            ops in proptest::collection::vec((0u64..40, 0u8..3), 0..2000),
+            ops in proptest::collection::vec((0u64..40, 0u8..4), 0..2000),
         ) {
             let mut q = EventQueue::default();
             let mut reference = std::collections::BTreeMap::new();
@@ -327,6 +327,19 @@ mod tests {
                     if let Some((t, _)) = expected {
                         now = t.0;
                     }
+                } else if op == 1 {
+                    // A pop bounded at `now + dt / 4`: the earliest if it is not later.
+                    let bound = now + dt / 4;
+                    let expected = match reference.first_key_value() {
+                        None => Next::Empty,
+                        Some((&(t, _), _)) if t > bound => Next::Later(SimTime(t)),
+                        Some(_) => {
+                            let ((t, _), v) = reference.pop_first().expect("non-empty");
+                            now = t;
+                            Next::Event(SimTime(t), v)
+                        }
+                    };
+                    prop_assert_eq!(q.pop_until(SimTime(bound)), expected);
                 } else {
                     q.push(SimTime(now + dt), i);
                     reference.insert((now + dt, i), i);

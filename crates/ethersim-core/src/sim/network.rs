@@ -242,7 +242,9 @@ impl Model for Network {
         }
     }
 
+    // Asked after every event: both counts are zero exactly when their bitwise or is,
+    // one test where `&&` compiled to two (about 4 instructions an event).
     fn work_done(&self) -> bool {
-        self.active_flows == 0 && self.open_endpoints == 0
+        (self.active_flows | self.open_endpoints) == 0
     }
 }
