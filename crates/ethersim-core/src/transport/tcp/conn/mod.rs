@@ -110,7 +110,7 @@ impl Segment {
 
 /// A segment as it arrives: its numbers, and its header where the network keeps it
 /// (beside the packet, in the packet pool). Delivering a segment copies no header: a
-/// header is about 90 bytes, and each copy on a segment's path cost about 1 % of a TCP
+/// header is 88 bytes, and each copy on a segment's path cost about 0.4 % of a TCP
 /// transfer's instructions.
 #[derive(Clone, Copy, Debug)]
 pub struct Arriving<'a> {

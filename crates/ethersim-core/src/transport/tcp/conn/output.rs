@@ -193,7 +193,7 @@ impl<C: CongestionControl> Connection<C> {
 
     /// [`Connection::dispatch`], building the segment in `seg`: an endpoint that keeps
     /// the segment it sent last rewrites it in place, where a segment returned would be
-    /// copied on every segment's path (a header is about 90 bytes).
+    /// copied on every segment's path (a header is 88 bytes).
     pub fn dispatch_into(&mut self, now: SimTime, plan: Plan, seg: &mut Segment) {
         let header = &mut seg.header;
         *header = TcpHeader { flags: TcpFlags::ACK, ..TcpHeader::default() };
