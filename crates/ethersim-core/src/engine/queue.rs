@@ -9,10 +9,15 @@
 //!
 //! A network keeps few events pending (one per link direction, host processor and
 //! armed timer), so while at most [`SMALL`] are pending they sit in an unsorted array:
-//! a push appends, a pop scans for the smallest key, with no unpredictable branch. Past
-//! that the same storage becomes a binary heap (an O(n) heapify, done rarely), and it
-//! goes back below half of that. Measured with the criterion hold model: at 4 pending
-//! events a pop and push take a fraction of what a binary heap's do.
+//! a push appends, a pop scans for the smallest key. Past that the same storage becomes
+//! a binary heap (an O(n) heapify, done rarely), and it goes back to an array at three
+//! quarters of that ([`ARRAY_AGAIN`]). Measured with the criterion hold model: at 4
+//! pending events a pop and push take a fraction of what a binary heap's do. Measured
+//! with `ethersim bench`: at 10 or more pending the scan costs more than the heap (its
+//! branch on each entry mispredicts each time a later entry holds a smaller key). With
+//! 10 as the bound in place of 16, the MPI alltoall scenarios (15-16 pending) take 0.94
+//! and 0.70 of their time and the capacity-scaling one (8-12 pending) 0.90; with 8,
+//! TCP transfers that keep 7-9 pending take 1.05-1.06 (README, Performance).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -70,7 +75,12 @@ pub enum Next<E> {
 pub const LATER_RANK: u64 = 1 << 63;
 
 /// Most pending events kept as an unsorted array before the queue becomes a heap.
-pub const SMALL: usize = 16;
+pub const SMALL: usize = 10;
+
+/// Pending events at or below which a heap becomes an array again. Above half of
+/// [`SMALL`]: a run that passed the bound once (a burst) and then keeps 6-8 pending (a
+/// TCP transfer through a PAUSE-capable switch) returns to the array it is faster with.
+pub const ARRAY_AGAIN: usize = SMALL * 3 / 4;
 
 /// Where the entries are.
 #[derive(Debug)]
@@ -222,7 +232,7 @@ impl<E> EventQueue<E> {
             }
             Store::Heap(h) => {
                 let e = h.pop()?;
-                if h.len() <= SMALL / 2 {
+                if h.len() <= ARRAY_AGAIN {
                     // Back to an array (any order will do), reusing the buffer.
                     self.store = Store::Array(std::mem::take(h).into_vec());
                 }
