@@ -13,6 +13,7 @@ mod delay_percentiles;
 mod delivery;
 mod determinism;
 mod eee;
+mod event_list;
 mod fuzz;
 mod host_timing;
 mod lazy_ends;
