@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 import os
 
 # The abstract classes themselves, from the module the interpreter's start-up loads:
@@ -14,6 +13,7 @@ from ethersim import _core, inputs
 from ethersim.errors import ScenarioError
 from ethersim.inputs import MAX_SCENARIO_BYTES
 from ethersim.results import Result
+from ethersim.units import is_integral, is_real
 
 # typing is imported only by type checkers: a run does not load it (start-up, issue 29).
 # Nor are pathlib and json, with the regular expressions both load (some 10 ms): the
@@ -97,12 +97,12 @@ def _toml_literal(value: Any, path: str) -> str:
     """``value`` as a TOML literal of its own type (a ``str`` stays a string)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, numbers.Integral):
+    if is_integral(value):
         # TOML integers are 64-bit signed; a larger one is refused, not turned into text.
         if not -(2**63) <= int(value) < 2**63:
             raise ScenarioError(f"{int(value)} is out of range; expected a 64-bit integer", path)
         return str(int(value))
-    if isinstance(value, numbers.Real):
+    if is_real(value):
         value = float(value)  # numpy and other real numbers, as plain floats
         if math.isnan(value):
             return "nan"

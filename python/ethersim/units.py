@@ -15,14 +15,15 @@ digits, digits never split by a thousands separator inside a mantissa.
 from __future__ import annotations
 
 import math
-import numbers
 import sys
 
-# collections.abc for type checkers only: importing it loads all of collections
-# (start-up, issue 29).
+# For type checkers only: collections.abc loads all of collections, numbers its abstract
+# classes (start-up, issue 29).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import numbers
     from collections.abc import Callable
+    from typing import TypeGuard
 
 __all__ = [
     "MISSING",
@@ -38,7 +39,9 @@ __all__ = [
     "formatter_for",
     "heading",
     "human",
+    "is_integral",
     "is_missing",
+    "is_real",
     "unit_of",
 ]
 
@@ -46,11 +49,38 @@ __all__ = [
 MISSING = "\N{EN DASH}"
 
 
+def is_integral(value: object) -> TypeGuard[numbers.Integral]:
+    """``isinstance(value, numbers.Integral)``, Python's own types answered without
+    importing :mod:`numbers`: its abstract classes cost about half a millisecond of
+    every run's start-up (issue 29), and a run's summary holds only ``int``,
+    ``float``, ``bool``, text and ``None``."""
+    kind = type(value)
+    if kind is int or kind is bool:
+        return True
+    if kind is float or kind is str or value is None:
+        return False
+    import numbers  # numpy's and other registered integers
+
+    return isinstance(value, numbers.Integral)
+
+
+def is_real(value: object) -> TypeGuard[numbers.Real]:
+    """``isinstance(value, numbers.Real)``, answered as :func:`is_integral` is."""
+    kind = type(value)
+    if kind is int or kind is float or kind is bool:
+        return True
+    if kind is str or value is None:
+        return False
+    import numbers  # numpy's and other registered real numbers
+
+    return isinstance(value, numbers.Real)
+
+
 def is_missing(value: object) -> bool:
     """Whether ``value`` stands for no value: ``None``, NaN, or pandas' missing marker."""
     if value is None:
         return True
-    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+    if is_real(value) and not is_integral(value):
         return math.isnan(float(value))
     # pandas' NA and NaT, only when pandas is loaded already (the CLI's start stays light).
     pd = sys.modules.get("pandas")
@@ -154,9 +184,9 @@ def fmt_number(x: object) -> str:
         return MISSING
     if isinstance(x, bool):
         return "yes" if x else "no"
-    if isinstance(x, numbers.Integral):
+    if is_integral(x):
         return f"{int(x):,}"
-    if isinstance(x, numbers.Real):
+    if is_real(x):
         f = float(x)
         if f.is_integer() and abs(f) < 1e15:
             return f"{int(f):,}"
@@ -238,7 +268,7 @@ def formatter_for(column: str) -> Callable[[object], str]:
 
 
 def _numeric(value: object) -> bool:
-    return (isinstance(value, numbers.Real) and not isinstance(value, bool)) or is_missing(value)
+    return (is_real(value) and not isinstance(value, bool)) or is_missing(value)
 
 
 def unit_of(column: str) -> str:
