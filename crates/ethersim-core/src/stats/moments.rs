@@ -1,4 +1,8 @@
 //! Streaming mean and variance (Welford's algorithm: numerically stable in one pass).
+//!
+//! No extremes: every user keeps its own exact ones where it reports them (a flow's
+//! delays in their histogram, in integer picoseconds), and a comparison per sample on
+//! every delivered packet's path is work nobody reads.
 
 /// Count, mean and variance of a stream of samples.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -6,20 +10,11 @@ pub struct Moments {
     n: u64,
     mean: f64,
     m2: f64,
-    min: f64,
-    max: f64,
 }
 
 impl Moments {
     /// Adds one sample.
     pub fn add(&mut self, x: f64) {
-        if self.n == 0 {
-            self.min = x;
-            self.max = x;
-        } else {
-            self.min = self.min.min(x);
-            self.max = self.max.max(x);
-        }
         self.n += 1;
         let d = x - self.mean;
         self.mean += d / self.n as f64;
@@ -39,8 +34,6 @@ impl Moments {
         let d = o.mean - self.mean;
         self.m2 += o.m2 + d * d * (self.n as f64) * (o.n as f64) / n as f64;
         self.mean += d * o.n as f64 / n as f64;
-        self.min = self.min.min(o.min);
-        self.max = self.max.max(o.max);
         self.n = n;
     }
 
@@ -60,14 +53,6 @@ impl Moments {
             (self.m2 / (self.n - 1) as f64).sqrt()
         }
     }
-    /// Smallest sample (0 with no samples).
-    pub fn min(&self) -> f64 {
-        self.min
-    }
-    /// Largest sample (0 with no samples).
-    pub fn max(&self) -> f64 {
-        self.max
-    }
 }
 
 #[cfg(test)]
@@ -84,7 +69,6 @@ mod tests {
         assert!((m.mean() - 5.0).abs() < 1e-12);
         // Sum of squared deviations is 32; sample variance 32/7.
         assert!((m.std_dev() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
-        assert_eq!((m.min(), m.max()), (2.0, 9.0));
     }
 
     #[test]
