@@ -184,7 +184,16 @@ def test_the_command_script_imports_no_regular_expressions() -> None:
     assert "ethersim.cli_run" in names  # the listing is the run's own
     # Nor collections, functools or contextlib (ethersim._lean): 2.5 ms of start-up; nor
     # numbers' abstract classes (ethersim.units.is_real): about half a millisecond.
-    unwanted = {"re", "enum", "typing", "typer", "collections", "functools", "contextlib", "numbers"}
+    unwanted = {
+        "re",
+        "enum",
+        "typing",
+        "typer",
+        "collections",
+        "functools",
+        "contextlib",
+        "numbers",
+    }
     assert not names & unwanted, sorted(names & unwanted)
 
 
