@@ -545,16 +545,16 @@ def numeric_columns(frame: pd.DataFrame) -> pd.DataFrame:
     column, missing values NaN: a value the summary leaves ``null`` (statistics of no
     packets, a measurement window the run did not have) would otherwise make the column
     one of Python objects holding ``None``, which neither sorts nor sums."""
-    import numbers
-
     import pandas as pd
+
+    from ethersim.units import is_real
 
     for column in frame.columns:
         values = frame[column]
         if values.dtype != "object":
             continue
         present = values[values.notna()]
-        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in present):
+        if all(is_real(v) and not isinstance(v, bool) for v in present):
             frame[column] = pd.to_numeric(values, errors="coerce").astype("float64")
     return frame
 

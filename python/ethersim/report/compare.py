@@ -4,7 +4,6 @@ rows that differ beyond :data:`TOLERANCE` marked."""
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 from ethersim.report.tables import FLOW_COLUMNS as FLOW_TABLE
 from ethersim.report.tables import PORT_COLUMNS as PORT_TABLE
 from ethersim.report.tables import Cell, cell, flat_record, record_columns
-from ethersim.units import MISSING, fmt_percent, heading, human, is_missing
+from ethersim.units import MISSING, fmt_percent, heading, human, is_missing, is_real
 
 __all__ = ["TOLERANCE", "DiffRow", "DiffTable", "differences"]
 
@@ -47,7 +46,7 @@ class DiffTable:
 
 
 def _number(value: object) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool) and not is_missing(value)
+    return is_real(value) and not isinstance(value, bool) and not is_missing(value)
 
 
 def _row(item: str, column: str, a: object, b: object) -> DiffRow:
