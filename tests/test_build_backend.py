@@ -229,3 +229,32 @@ def test_the_wheel_hooks_make_the_scripts_executable_before_maturin_packs_them(
     script.chmod(0o644)
     ethersim_build.build_editable(str(tmp_path))
     assert seen == [("wheel", 0o755), ("editable", 0o755)]
+
+
+@pytest.mark.parametrize("with_packaging", [False, True], ids=["bare", "packaging only"])
+def test_pgo_profile_stops_before_its_build_without_the_projects_dependencies(
+    tmp_path: Path, with_packaging: bool
+) -> None:
+    # scripts/pgo-profile trains through `ethersim run` with its own Python: run by one
+    # without the site's packages (-S), it must say so at once, not after its build.
+    import shutil
+    import subprocess
+
+    import packaging
+
+    path = ""
+    if with_packaging:
+        shutil.copytree(Path(packaging.__file__).parent, tmp_path / "packaging")
+        path = str(tmp_path)
+    p = subprocess.run(
+        [sys.executable, "-S", str(ROOT / "scripts" / "pgo-profile")],
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 2, p.stderr
+    assert "Traceback" not in p.stderr, p.stderr
+    assert "lacks the project's dependencies" in p.stderr, p.stderr
+    named = "pandas" if with_packaging else "packaging"
+    assert named in p.stderr, p.stderr
